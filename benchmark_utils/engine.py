@@ -1,0 +1,276 @@
+"""Algorithm 1 (PnPBO) of the PnPBO paper: one numba loop for every preset.
+
+One iteration ``k`` (ALGORITHMS.md §2), all estimates formed at the same
+point ``u_k = (x_k, y_k, z_k)``:
+
+    sample I_k, J_k;   (PAGE coin first, when a PAGE module is present)
+    vhat^x = A(...),  v^x = vhat^x  or  (1 - rho) v^x + rho vhat^x  (MA)
+    v^y = B(...),  v^z = C(...)
+    x <- x - alpha_k v^x,  y <- y - beta_k v^y,  z <- Clip(z - gamma_k v^z; R)
+
+with step sizes ``c / (k + 1)^e``.  The estimators are the linear rules of
+``estimators.rule``; the data part of each direction is estimated, the
+deterministic regularisation part is added exactly at ``u_k``.  The loop stops
+early, with ``counters[STATUS] = DIVERGED``, as soon as an iterate is not
+finite.  Nothing is allocated inside the loop.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from .estimators import clip_norm, moving_average, rule, PAGE
+from .problems.dispatch import apply_f, apply_g, coef_f, coef_g, reg
+from .sampling import draw_batch, draw_coin
+
+# counters slots
+K_ITER, N_SAMPLES, STATUS = 0, 1, 2
+RUNNING, DIVERGED = 0, 1
+# iconf slots
+I_INIT_FULL, I_MA, I_LARGE_BATCH, I_BATCH = 0, 1, 2, 3
+# fconf slots
+F_ALPHA, F_BETA, F_GAMMA, F_EX, F_EY, F_EZ, F_RHO, F_R = range(8)
+# scratch rows (per part): current, previous and table coefficients, the three
+# directions' combined coefficients, the table delta.
+S_CUR, S_PREV, S_TAB, S_CX, S_CY, S_CZ, S_DX, S_DY, S_DZ = range(9)
+N_SCRATCH = 9
+
+
+@njit(cache=True)
+def _eval_mean_f(task, Xf, yf, params, idx, count, x, y, z, ox, oz, oy_dummy,
+                 S, fill, Tf):
+    """Add ``mean_{i in idx[:count]}`` of the f-parts at ``(x, y, z)`` to
+    ``ox`` (D^x) and ``oz`` (D^z); optionally store coefficients in ``Tf``."""
+    K = S.shape[1]
+    inv = 1.0 / count
+    for t in range(count):
+        i = idx[t]
+        coef_f(task, Xf, yf, params, i, x, y, z, S[S_CUR])
+        for c in range(K):
+            S[S_CX, c] = S[S_CUR, c] * inv
+        apply_f(task, Xf, yf, params, i, S[S_CX], S[S_CX], S[S_CX],
+                ox, oy_dummy, oz)
+        if fill:
+            for c in range(K):
+                Tf[i, c] = S[S_CUR, c]
+
+
+@njit(cache=True)
+def _eval_mean_g(task, Xg, yg, params, idx, count, x, y, z, ox, oy, oz,
+                 S, fill, Tg):
+    K = S.shape[1]
+    inv = 1.0 / count
+    for t in range(count):
+        j = idx[t]
+        coef_g(task, Xg, yg, params, j, x, y, z, S[S_CUR])
+        for c in range(K):
+            S[S_CX, c] = S[S_CUR, c] * inv
+        apply_g(task, Xg, yg, params, j, S[S_CX], S[S_CX], S[S_CX],
+                ox, oy, oz)
+        if fill:
+            for c in range(K):
+                Tg[j, c] = S[S_CUR, c]
+
+
+@njit(cache=True)
+def _batch_pass(is_f, task, X, yv, params, idx, b, N, x, y, z, xp, yp, zp,
+                W, need_prev, read_table, upd_table, tmask, T,
+                ex, ey, ez, tbx, tby, tbz, S):
+    """One fused pass over a minibatch of one part (f if ``is_f``).
+
+    For each sample q: coefficients at u_k (and u_{k-1}), table row, then
+    ``e_d += L_q(W[d,0] k_cur + W[d,1] k_prev + W[d,2] T_q) / b`` for each
+    direction d, and for memory methods ``Tbar_d += L_q(k_cur - T_q) / N``
+    (``tmask[d]`` = direction d keeps a table) and ``T_q <- k_cur``."""
+    K = S.shape[1]
+    invb = 1.0 / b
+    invN = 1.0 / N
+    for t in range(b):
+        q = idx[t]
+        if is_f:
+            coef_f(task, X, yv, params, q, x, y, z, S[S_CUR])
+            if need_prev:
+                coef_f(task, X, yv, params, q, xp, yp, zp, S[S_PREV])
+        else:
+            coef_g(task, X, yv, params, q, x, y, z, S[S_CUR])
+            if need_prev:
+                coef_g(task, X, yv, params, q, xp, yp, zp, S[S_PREV])
+        for c in range(K):
+            tq = T[q, c] if read_table else 0.0
+            kp = S[S_PREV, c] if need_prev else 0.0
+            kc = S[S_CUR, c]
+            S[S_TAB, c] = tq
+            for d in range(3):
+                S[S_CX + d, c] = (W[d, 0] * kc + W[d, 1] * kp
+                                  + W[d, 2] * tq) * invb
+        if is_f:
+            apply_f(task, X, yv, params, q, S[S_CX], S[S_CY], S[S_CZ],
+                    ex, ey, ez)
+        else:
+            apply_g(task, X, yv, params, q, S[S_CX], S[S_CY], S[S_CZ],
+                    ex, ey, ez)
+        if upd_table:
+            for c in range(K):
+                delta = (S[S_CUR, c] - S[S_TAB, c]) * invN
+                for d in range(3):
+                    S[S_DX + d, c] = delta * tmask[d]
+                T[q, c] = S[S_CUR, c]
+            if is_f:
+                apply_f(task, X, yv, params, q, S[S_DX], S[S_DY], S[S_DZ],
+                        tbx, tby, tbz)
+            else:
+                apply_g(task, X, yv, params, q, S[S_DX], S[S_DY], S[S_DZ],
+                        tbx, tby, tbz)
+
+
+@njit(cache=True)
+def run_iterations(task, Xf, yf, Xg, yg, params,
+                   kinds, eparams, iconf, fconf, n_iter,
+                   x, y, z, xp, yp, zp, ex, ey, ez, vx, rx, ry, rz,
+                   fx, fy, fz, tbx, tby, tbz, Tf, Tg, Sf, Sg,
+                   perm_f, perm_g, perm_fl, perm_gl, ident_f, ident_g,
+                   rng, counters, rules):
+    """Run ``n_iter`` PnPBO iterations in place (see module docstring).
+
+    ``kinds``/``eparams``: estimator code and parameter for x, y, z.
+    ``iconf = [init_full, ma, large_batch (0: exact full), batch_size]``,
+    ``fconf = [alpha, beta, gamma, e_x, e_y, e_z, rho, R]``.
+    ``counters = [k, n_samples, status]``; ``rules`` is a (3, 7) work array.
+    """
+    n = Xf.shape[0]
+    m = Xg.shape[0]
+    b = iconf[I_BATCH]
+    init_full = iconf[I_INIT_FULL] != 0
+    ma_on = iconf[I_MA] != 0
+    B = iconf[I_LARGE_BATCH]
+    Bf = n if (B <= 0 or B >= n) else B
+    Bg = m if (B <= 0 or B >= m) else B
+    large = Bf < n or Bg < m
+    alpha = fconf[F_ALPHA]
+    beta = fconf[F_BETA]
+    gamma = fconf[F_GAMMA]
+    rho = fconf[F_RHO]
+    R = fconf[F_R]
+    any_page = False
+    for d in range(3):
+        if kinds[d] == PAGE:
+            any_page = True
+    W = np.zeros((3, 3))
+    tmask = np.zeros(3)
+    evec = (ex, ey, ez)
+    fvec = (fx, fy, fz)
+    tvec = (tbx, tby, tbz)
+
+    for _ in range(n_iter):
+        k = counters[K_ITER]
+        coin = draw_coin(rng) if any_page else 1.0
+        draw_batch(rng, perm_f, b)
+        draw_batch(rng, perm_g, b)
+
+        any_full = False
+        any_table = False
+        for d in range(3):
+            rule(kinds[d], eparams[d], k, coin, init_full, rules[d])
+            if rules[d, 0] != 0.0:
+                any_full = True
+            tmask[d] = rules[d, 6]
+            if rules[d, 6] != 0.0:
+                any_table = True
+        fill = k == 0 and init_full and (
+            _has_table(kinds[0]) or _has_table(kinds[1])
+            or _has_table(kinds[2]))
+
+        # Full (or large-batch) evaluation at u_k into fx, fy, fz.
+        if any_full or fill:
+            fx[:] = 0.0
+            fy[:] = 0.0
+            fz[:] = 0.0
+            if fill or not large:
+                _eval_mean_f(task, Xf, yf, params, ident_f, n, x, y, z,
+                             fx, fz, fy, Sf, fill, Tf)
+                _eval_mean_g(task, Xg, yg, params, ident_g, m, x, y, z,
+                             fx, fy, fz, Sg, fill, Tg)
+                counters[N_SAMPLES] += n + m
+            else:
+                draw_batch(rng, perm_fl, Bf)
+                draw_batch(rng, perm_gl, Bg)
+                _eval_mean_f(task, Xf, yf, params, perm_fl, Bf, x, y, z,
+                             fx, fz, fy, Sf, False, Tf)
+                _eval_mean_g(task, Xg, yg, params, perm_gl, Bg, x, y, z,
+                             fx, fy, fz, Sg, False, Tg)
+                counters[N_SAMPLES] += Bf + Bg
+            if fill:
+                for d in range(3):
+                    tvec[d][:] = fvec[d]
+
+        # Minibatch part: e_d <- c_v e_d + a_bar Tbar_d, then the fused pass.
+        batch_f = False
+        batch_g = False
+        prev_f = False
+        prev_g = False
+        for d in range(3):
+            full_d = rules[d, 0] != 0.0
+            for c in range(3):
+                W[d, c] = 0.0 if full_d else rules[d, 2 + c]
+            if not full_d:
+                batch_g = True
+                if rules[d, 3] != 0.0:
+                    prev_g = True
+                if d != 1:  # D^y has no f-part
+                    batch_f = True
+                    if rules[d, 3] != 0.0:
+                        prev_f = True
+                cv = rules[d, 1]
+                ab = rules[d, 5]
+                e = evec[d]
+                tb = tvec[d]
+                for c in range(e.shape[0]):
+                    e[c] = cv * e[c] + ab * tb[c]
+        tab_f = any_table and (tmask[0] != 0.0 or tmask[2] != 0.0)
+        if batch_f:
+            _batch_pass(True, task, Xf, yf, params, perm_f, b, n,
+                        x, y, z, xp, yp, zp, W, prev_f, tab_f, tab_f, tmask,
+                        Tf, ex, ey, ez, tbx, tby, tbz, Sf)
+            counters[N_SAMPLES] += b * (2 if prev_f else 1)
+        if batch_g:
+            _batch_pass(False, task, Xg, yg, params, perm_g, b, m,
+                        x, y, z, xp, yp, zp, W, prev_g, any_table, any_table,
+                        tmask, Tg, ex, ey, ez, tbx, tby, tbz, Sg)
+            counters[N_SAMPLES] += b * (2 if prev_g else 1)
+        for d in range(3):
+            if rules[d, 0] != 0.0:
+                evec[d][:] = fvec[d]
+
+        # Exact deterministic parts at u_k, MA on x, then the three steps.
+        reg(task, params, x, y, z, rx, ry, rz)
+        for c in range(x.shape[0]):
+            rx[c] += ex[c]
+        if ma_on:
+            moving_average(vx, rx, rho, k == 0)
+        else:
+            vx[:] = rx
+        kk = k + 1.0
+        a_k = alpha / kk ** fconf[F_EX]
+        b_k = beta / kk ** fconf[F_EY]
+        g_k = gamma / kk ** fconf[F_EZ]
+        total = 0.0
+        for c in range(x.shape[0]):
+            xp[c] = x[c]
+            x[c] -= a_k * vx[c]
+            total += x[c]
+        for c in range(y.shape[0]):
+            yp[c] = y[c]
+            zp[c] = z[c]
+            y[c] -= b_k * (ey[c] + ry[c])
+            z[c] -= g_k * (ez[c] + rz[c])
+            total += y[c] + z[c]
+        clip_norm(z, R)
+        counters[K_ITER] = k + 1
+        if not math.isfinite(total):
+            counters[STATUS] = DIVERGED
+            break
+
+
+@njit(cache=True)
+def _has_table(kind):
+    return kind == 1 or kind == 5

@@ -1,0 +1,237 @@
+"""Configuration and state of a PnPBO run (Algorithm 1), driven from Python.
+
+``PnPBOConfig`` validates a choice of estimators and hyperparameters and says
+clearly what is wrong; ``PnPBORun`` owns every array the numba loop touches
+(allocated once) and advances it with ``run(n_iter)``.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import engine
+from .estimators import NAMES, PARAM_NAME, UNBIASED, WITH_TABLE
+from .rng import seed_state
+
+MA_CHOICES = ("auto", "on", "off")
+INIT_CHOICES = ("full", "minibatch")
+
+
+def _check_positive(name, value):
+    if not (isinstance(value, (int, float, np.floating, np.integer))
+            and math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+
+
+def _check_unit(name, value):
+    if not (isinstance(value, (int, float, np.floating, np.integer))
+            and 0 < value <= 1):
+        raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+
+
+def _check_exponent(name, value):
+    if not (isinstance(value, (int, float, np.floating, np.integer))
+            and 0 <= value <= 1):
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+
+
+@dataclass
+class PnPBOConfig:
+    """Everything that defines one PnPBO algorithm.
+
+    Step sizes follow benchmark_bilevel's convention: ``step_size`` is the
+    y step ``beta``; ``alpha = beta / outer_ratio``; ``gamma = beta /
+    z_ratio``; each decays as ``c / (k + 1)^e`` with its exponent.
+    ``p`` (PAGE), ``rho_bar`` (ZeroSARAH), ``storm_a`` (STORM), ``period``
+    (SARAH) parametrise the estimators; ``rho`` is the MA weight; ``R`` the
+    clipping radius (``inf``: off).  ``large_batch`` replaces the full
+    evaluations of PAGE/SARAH/STORM by a batch of that size (0: exact).
+    """
+    estimator_x: str = "sgd"
+    estimator_y: str = "sgd"
+    estimator_z: str = "sgd"
+    ma: str = "auto"
+    rho: float = 0.1
+    step_size: float = 0.1
+    outer_ratio: float = 1.0
+    z_ratio: float = 1.0
+    exponent_x: float = 0.0
+    exponent_y: float = 0.0
+    exponent_z: float = 0.0
+    batch_size: int = 64
+    R: float = math.inf
+    p: float = 0.01
+    rho_bar: float = 0.1
+    storm_a: float = 0.1
+    period: int = 100
+    init: str = "full"
+    large_batch: int = 0
+
+    def validate(self, n=None, m=None):
+        for which in ("x", "y", "z"):
+            est = getattr(self, f"estimator_{which}")
+            if est not in NAMES:
+                raise ValueError(
+                    f"estimator_{which} must be one of {sorted(NAMES)}, "
+                    f"got {est!r}")
+        if self.ma not in MA_CHOICES:
+            raise ValueError(
+                f"ma must be one of {list(MA_CHOICES)}, got {self.ma!r}")
+        if self.init not in INIT_CHOICES:
+            raise ValueError(
+                f"init must be one of {list(INIT_CHOICES)}, got {self.init!r}")
+        for name in ("step_size", "outer_ratio", "z_ratio"):
+            _check_positive(name, getattr(self, name))
+        for name in ("exponent_x", "exponent_y", "exponent_z"):
+            _check_exponent(name, getattr(self, name))
+        if not (isinstance(self.R, (int, float, np.floating, np.integer))
+                and self.R > 0):
+            raise ValueError(
+                f"R must be > 0 (math.inf disables clipping), got {self.R!r}")
+        kinds = self.kinds
+        if NAMES["page"] in kinds:
+            _check_unit("p", self.p)
+        if NAMES["zerosarah"] in kinds:
+            _check_unit("rho_bar", self.rho_bar)
+        if NAMES["storm"] in kinds:
+            _check_unit("storm_a", self.storm_a)
+        if self.ma_on:
+            _check_unit("rho", self.rho)
+        if NAMES["sarah"] in kinds and not (
+                int(self.period) == self.period and self.period >= 1):
+            raise ValueError(
+                f"period must be an integer >= 1, got {self.period!r}")
+        if not (int(self.batch_size) == self.batch_size
+                and self.batch_size >= 1):
+            raise ValueError(
+                f"batch_size must be an integer >= 1, got {self.batch_size!r}")
+        if not (int(self.large_batch) == self.large_batch
+                and self.large_batch >= 0):
+            raise ValueError("large_batch must be an integer >= 0 "
+                             f"(0: full pass), got {self.large_batch!r}")
+        for size, label in ((n, "n (UL samples)"), (m, "m (LL samples)")):
+            if size is not None and self.batch_size > size:
+                raise ValueError(
+                    f"batch_size must be at most the number of samples: "
+                    f"batch_size={self.batch_size} > {label}={size}")
+        return self
+
+    @property
+    def kinds(self):
+        return np.array([NAMES[self.estimator_x], NAMES[self.estimator_y],
+                         NAMES[self.estimator_z]], dtype=np.int64)
+
+    @property
+    def ma_on(self):
+        if self.ma == "auto":
+            return NAMES[self.estimator_x] in UNBIASED
+        return self.ma == "on"
+
+    @property
+    def uses_table(self):
+        return any(int(k) in WITH_TABLE for k in self.kinds)
+
+    def estimator_params(self):
+        value = {"p": self.p, "rho_bar": self.rho_bar, "a": self.storm_a,
+                 "period": float(self.period), None: 0.0}
+        return np.array([value[PARAM_NAME[int(k)]] for k in self.kinds],
+                        dtype=np.float64)
+
+    @property
+    def alpha(self):
+        return self.step_size / self.outer_ratio
+
+    @property
+    def beta(self):
+        return self.step_size
+
+    @property
+    def gamma(self):
+        return self.step_size / self.z_ratio
+
+
+class PnPBORun:
+    """State of one run of Algorithm 1 on a ``Problem``, advanced in place.
+
+    ``x0, y0, z0`` are copied; the previous iterate starts at the starting
+    point (not at zero); the generator is seeded from ``seed``.
+    """
+
+    def __init__(self, problem, config, x0, y0, z0, seed):
+        config.validate(problem.n, problem.m)
+        self.problem = problem
+        self.config = config
+        p = problem
+        dx, dy = p.dim_x, p.dim_y
+        x0 = np.asarray(x0, dtype=np.float64)
+        y0 = np.asarray(y0, dtype=np.float64)
+        z0 = np.asarray(z0, dtype=np.float64)
+        if x0.shape != (dx,) or y0.shape != (dy,) or z0.shape != (dy,):
+            raise ValueError(
+                f"starting point shapes must be x0: ({dx},), y0: ({dy},), "
+                f"z0: ({dy},); got {x0.shape}, {y0.shape}, {z0.shape}")
+        self.x, self.y, self.z = x0.copy(), y0.copy(), z0.copy()
+        self.xp, self.yp, self.zp = x0.copy(), y0.copy(), z0.copy()
+        self.ex, self.ey, self.ez = np.zeros(dx), np.zeros(dy), np.zeros(dy)
+        self.vx = np.zeros(dx)
+        self.rx, self.ry, self.rz = np.zeros(dx), np.zeros(dy), np.zeros(dy)
+        self.fx, self.fy, self.fz = np.zeros(dx), np.zeros(dy), np.zeros(dy)
+        self.tbx, self.tby, self.tbz = (np.zeros(dx), np.zeros(dy),
+                                        np.zeros(dy))
+        kf, kg = p.n_coef
+        if config.uses_table:
+            self.Tf, self.Tg = np.zeros((p.n, kf)), np.zeros((p.m, kg))
+        else:
+            self.Tf, self.Tg = np.zeros((1, kf)), np.zeros((1, kg))
+        self.Sf = np.zeros((engine.N_SCRATCH, kf))
+        self.Sg = np.zeros((engine.N_SCRATCH, kg))
+        self.perm_f = np.arange(p.n, dtype=np.int64)
+        self.perm_g = np.arange(p.m, dtype=np.int64)
+        self.perm_fl = self.perm_f.copy()
+        self.perm_gl = self.perm_g.copy()
+        self.ident_f = self.perm_f.copy()
+        self.ident_g = self.perm_g.copy()
+        self.rng = seed_state(seed)
+        self.counters = np.zeros(3, dtype=np.int64)
+        self.rules = np.zeros((3, 7))
+        self.kinds = config.kinds
+        self.eparams = config.estimator_params()
+        self.iconf = np.array([config.init == "full", config.ma_on,
+                               config.large_batch, config.batch_size],
+                              dtype=np.int64)
+        self.fconf = np.array([config.alpha, config.beta, config.gamma,
+                               config.exponent_x, config.exponent_y,
+                               config.exponent_z, config.rho,
+                               float(config.R)], dtype=np.float64)
+
+    def run(self, n_iter):
+        """Advance ``n_iter`` iterations (fewer if the run diverges)."""
+        if self.diverged or n_iter <= 0:
+            return
+        p = self.problem
+        engine.run_iterations(
+            p.code, p.Xf, p.yf, p.Xg, p.yg, p.params,
+            self.kinds, self.eparams, self.iconf, self.fconf, int(n_iter),
+            self.x, self.y, self.z, self.xp, self.yp, self.zp,
+            self.ex, self.ey, self.ez, self.vx, self.rx, self.ry, self.rz,
+            self.fx, self.fy, self.fz, self.tbx, self.tby, self.tbz,
+            self.Tf, self.Tg, self.Sf, self.Sg,
+            self.perm_f, self.perm_g, self.perm_fl, self.perm_gl,
+            self.ident_f, self.ident_g, self.rng, self.counters, self.rules)
+
+    @property
+    def iteration(self):
+        return int(self.counters[engine.K_ITER])
+
+    @property
+    def n_samples(self):
+        return int(self.counters[engine.N_SAMPLES])
+
+    @property
+    def diverged(self):
+        return bool(self.counters[engine.STATUS] == engine.DIVERGED)
+
+    def result(self):
+        """Copies of the iterates, the sample count and the status."""
+        return dict(x=self.x.copy(), y=self.y.copy(), z=self.z.copy(),
+                    n_samples=self.n_samples, diverged=self.diverged)
