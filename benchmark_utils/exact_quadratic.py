@@ -57,8 +57,11 @@ class QuadraticExact:
     def grad_x_f(self, x, y):
         return self.Gbe.T @ y + self.Gee @ x - self.es + self.lam * x
 
+    def z_solve(self, rhs):
+        return cho_solve(self._chol, rhs)
+
     def z_star(self, x):
-        return cho_solve(self._chol, self.grad_y_f(x, self.y_star(x)))
+        return self.z_solve(self.grad_y_f(x, self.y_star(x)))
 
     def value(self, x):
         return float(self.f(x, self.y_star(x)))

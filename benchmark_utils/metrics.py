@@ -1,0 +1,62 @@
+"""Exact metrics of ALGORITHMS.md §6 for a solver's (x, y, z).
+
+``value = H(x)``, ``grad_norm2 = |grad H(x)|^2``, ``inner_gap = |y - y*(x)|^2``,
+``implicit_gap = |z - z*(x)|^2``, ``n_samples`` and ``epochs =
+n_samples / (n + m)``; on the quadratic task, also ``suboptimality =
+H(x) - H(x*)`` and ``dist_x_star = |x - x*| / |x*|``, all in closed form.
+A run whose iterates are not finite is reported with ``diverged = 1`` and NaN
+metrics, which benchopt's stopping criterion records as *diverged*.
+"""
+import numpy as np
+
+from .exact_quadratic import QuadraticExact
+
+METRIC_KEYS = ("value", "grad_norm2", "inner_gap", "implicit_gap")
+
+
+class QuadraticMetrics:
+    """Closed-form metrics for the ``quadratic`` task."""
+
+    def __init__(self, data):
+        self.exact = QuadraticExact(**data)
+        self.n, self.m = data["X_val"].shape[0], data["X_train"].shape[0]
+
+    def __call__(self, x, y, z):
+        ex = self.exact
+        ys = ex.y_star(x)
+        gyf = ex.grad_y_f(x, ys)
+        zs = ex.z_solve(gyf)
+        grad = ex.grad_x_f(x, ys) + ex.K.T @ zs
+        value = float(ex.f(x, ys))
+        xs = ex.x_star
+        return dict(
+            value=value,
+            suboptimality=value - ex.value_star,
+            grad_norm2=float(grad @ grad),
+            inner_gap=float(np.sum((y - ys) ** 2)),
+            implicit_gap=float(np.sum((z - zs) ** 2)),
+            dist_x_star=float(np.linalg.norm(x - xs)
+                              / max(np.linalg.norm(xs), 1e-300)),
+        )
+
+    def nan_metrics(self):
+        return {k: np.nan for k in METRIC_KEYS + ("suboptimality",
+                                                   "dist_x_star")}
+
+
+def make_metrics(data):
+    """The metric evaluator of a dataset dict (by its ``task``)."""
+    if data["task"] == "quadratic":
+        return QuadraticMetrics(data)
+    raise ValueError(f"no metrics for task {data['task']!r}")
+
+
+def evaluate(metrics, x, y, z, n_samples, diverged=False):
+    """Metrics dict for one iterate; NaN metrics when it is not finite."""
+    finite = all(np.all(np.isfinite(a)) for a in (x, y, z))
+    out = metrics(x, y, z) if finite and not diverged \
+        else metrics.nan_metrics()
+    out["n_samples"] = int(n_samples)
+    out["epochs"] = n_samples / (metrics.n + metrics.m)
+    out["diverged"] = int(bool(diverged) or not finite)
+    return out

@@ -1,0 +1,82 @@
+"""Base class of every single-loop solver: a PnPBO preset + benchopt plumbing.
+
+A solver file only states its paper, its parameters and ``preset`` (the fixed
+part of its ``PnPBOConfig``); everything else -- validation, warm-up, the
+callback loop, divergence handling -- lives here, once.
+"""
+import numpy as np
+from benchopt import BaseSolver
+
+from .pnpbo import PnPBOConfig, PnPBORun
+from .problem import make_problem
+
+# Parameters every PnPBO-based solver exposes, with their defaults.
+COMMON = {
+    "batch_size": [64],
+    "step_size": [0.1],       # beta (y step)
+    "outer_ratio": [1.0],     # alpha = beta / outer_ratio
+    "z_ratio": [1.0],         # gamma = beta / z_ratio
+    "exponent_x": [0.0],      # alpha_k = alpha / (k + 1)^exponent_x
+    "exponent_yz": [0.0],     # beta_k, gamma_k likewise
+    "eval_freq": [128],       # iterations between two callback calls
+}
+
+_CONFIG_FIELDS = set(PnPBOConfig.__dataclass_fields__)
+
+
+def _tiny_problem():
+    """A 4-sample quadratic problem, enough to trigger compilation."""
+    rng = np.random.default_rng(0)
+    return make_problem("quadratic", rng.standard_normal((4, 3)),
+                        rng.standard_normal(4), rng.standard_normal((4, 3)),
+                        rng.standard_normal(4), [1, 2, 0.1, 0.0], 1, 2)
+
+
+class PnPBOSolver(BaseSolver):
+    """Runs ``PnPBORun`` for ``preset`` + the solver's parameters."""
+
+    sampling_strategy = "callback"
+    requirements = ["pip::numba>=0.59"]
+    preset = {}
+    references = []
+
+    def config(self):
+        """The ``PnPBOConfig`` of this solver instance."""
+        values = dict(self.preset)
+        for name in getattr(self, "parameters", {}):
+            for key in name.split(","):
+                key = key.strip()
+                value = getattr(self, key)
+                if key == "exponent_yz":
+                    values["exponent_y"] = values["exponent_z"] = value
+                elif key in _CONFIG_FIELDS:
+                    values[key] = value
+        if isinstance(values.get("R"), str):
+            values["R"] = float(values["R"])
+        return PnPBOConfig(**values)
+
+    def set_objective(self, problem, x0, y0, z0, seed):
+        if not (int(self.eval_freq) == self.eval_freq and self.eval_freq >= 1):
+            raise ValueError(
+                f"eval_freq must be an integer >= 1, got {self.eval_freq!r}")
+        self.cfg = self.config().validate(problem.n, problem.m)
+        self.problem, self.seed = problem, seed
+        self.x0, self.y0, self.z0 = x0, y0, z0
+        self.state = PnPBORun(problem, self.cfg, x0, y0, z0, seed)
+
+    def warm_up(self):
+        """Compile (or load from numba's cache) the core, off the clock."""
+        PnPBORun(_tiny_problem(), PnPBOConfig(**{
+            **self.config().__dict__, "batch_size": 2, "large_batch": 0}),
+            np.zeros(1), np.zeros(2), np.zeros(2), 0).run(2)
+
+    def run(self, callback):
+        self.state = PnPBORun(self.problem, self.cfg, self.x0, self.y0,
+                              self.z0, self.seed)
+        while callback():
+            if not self.state.diverged:
+                self.state.run(self.eval_freq)
+
+    def get_result(self):
+        return self.state.result()
+

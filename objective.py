@@ -1,0 +1,61 @@
+"""Stochastic bilevel optimization: min_x f(x, y*(x)), y*(x) = argmin_y g(x, y).
+
+The Objective turns a dataset's arrays into a ``Problem`` for the numba core,
+draws the starting point ``(x0, y0, z0)`` and the run seed from
+``get_seed(use_repetition=True)`` (so every solver of one repetition starts
+from the same point, and repetitions differ), and scores iterates with the
+exact metrics of ALGORITHMS.md §6 (``benchmark_utils.metrics``).
+"""
+import numpy as np
+from benchopt import BaseObjective
+from benchopt.stopping_criterion import SufficientProgressCriterion
+
+from benchmark_utils.metrics import evaluate, make_metrics
+from benchmark_utils.problem import make_problem
+
+
+class Objective(BaseObjective):
+    name = "Bilevel Optimization"
+    url = "https://github.com/benchopt/benchmark_bilevel"
+    min_benchopt_version = "1.10"
+    requirements = ["pip::numba>=0.59", "pip::scipy>=1.10"]
+
+    parameters = {}
+    sampling_strategy = "callback"
+    stopping_criterion = SufficientProgressCriterion(
+        patience=30, strategy="callback", key_to_monitor="value")
+
+    test_config = {"dataset": {"name": "Simulated"}}
+
+    def set_data(self, task, X_train, y_train, X_val, y_val, X_test=None,
+                 y_test=None, **task_params):
+        data = dict(task=task, X_train=X_train, y_train=y_train,
+                    X_val=X_val, y_val=y_val, X_test=X_test, y_test=y_test,
+                    **task_params)
+        if task == "quadratic":
+            dim_x = int(task_params["dim_x"])
+            dim_y = X_train.shape[1] - dim_x
+            params = [dim_x, dim_y, task_params["ridge"], task_params["lam"]]
+        else:
+            raise ValueError(f"task must be one of ['quadratic'], got {task!r}")
+        self.problem = make_problem(task, X_train, y_train, X_val, y_val,
+                                    params, dim_x, dim_y)
+        self.metrics = make_metrics(data)
+
+    def get_objective(self):
+        seed = self.get_seed(use_repetition=True)
+        rng = np.random.default_rng(seed)
+        p = self.problem
+        x0 = rng.standard_normal(p.dim_x)
+        y0 = rng.standard_normal(p.dim_y)
+        # |z0| about 0.1: inside the paper's clipping radius R = 1.
+        z0 = 0.1 * rng.standard_normal(p.dim_y) / np.sqrt(p.dim_y)
+        return dict(problem=p, x0=x0, y0=y0, z0=z0, seed=seed)
+
+    def evaluate_result(self, x, y, z, n_samples, diverged=False):
+        return evaluate(self.metrics, x, y, z, n_samples, diverged)
+
+    def get_one_result(self):
+        p = self.problem
+        return dict(x=np.zeros(p.dim_x), y=np.zeros(p.dim_y),
+                    z=np.zeros(p.dim_y), n_samples=0)
