@@ -1,0 +1,518 @@
+"""Speed figures of the PnPBO numba core, one row per named solver.
+
+Run from the repository root::
+
+    python -m benchmark_utils.bench [--solvers SPABA,SOBA] [--dim 100]
+        [--n 10000] [--batch-size 64] [--quick] [--skip-compile]
+        [--skip-memory] [--json PATH]
+
+On the ``Simulated`` quadratic problem (d_x = d_y = ``--dim``, n = m =
+``--n``) it measures, for each preset of ``presets.PRESETS``:
+
+1. the steady-state time per iteration and per sample evaluation (median of
+   several timed chunks of ~0.5 s after a warm-up), and for the presets whose
+   iterations mix minibatch steps and occasional full passes (SPABA, MSEBA,
+   SRBA) the time of the minibatch ("non-full") iterations alone;
+2. the time of one full pass over the n + m samples (SPABA with p = 1) against
+   the time numpy takes to stream the same data once from memory;
+3. the warm-up time (import, then compile or cache load) in fresh
+   subprocesses, with a cold and with a warm numba cache;
+4. the peak resident memory of fresh subprocesses running each solver, and
+   of one that only builds the problem.
+
+Timings are printed, never asserted.  Subprocesses import this module, so
+its top level only imports the standard library and numpy; the numba core is
+imported inside the functions that need it.
+"""
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+STEP_SIZE = 1e-3
+CHILD_TAG = "BENCH_JSON "
+# Overrides that switch off the periodic/random full passes after k = 0.
+NON_FULL = {"SPABA": dict(p=1e-9), "MSEBA": dict(p=1e-9),
+            "SRBA": dict(period=10**9)}
+FULL_PASS_SOLVER = "SPABA"
+
+FULL_SETTINGS = dict(warmup=300, target=0.5, repeats=5, stream_repeats=10,
+                     memory_iters=2000, warm_per_solver=True)
+QUICK_SETTINGS = dict(warmup=100, target=0.1, repeats=2, stream_repeats=3,
+                      memory_iters=200, warm_per_solver=False)
+
+
+# --------------------------------------------------------------------------
+# Problem and runs
+# --------------------------------------------------------------------------
+def build_problem(dim, n, seed=0):
+    """The Simulated quadratic problem with d_x = d_y = dim and n = m."""
+    from .problem import make_problem
+    from .simulated import make_quadratic
+    data = make_quadratic(n=n, m=n, dim_x=dim, dim_y=dim, seed=seed)
+    params = [dim, dim, data["ridge"], data["lam"]]
+    return make_problem("quadratic", data["X_train"], data["y_train"],
+                        data["X_val"], data["y_val"], params, dim, dim)
+
+
+def tiny_problem():
+    """A 4-sample quadratic problem (d_x = d_y = 2): enough to compile."""
+    from .problem import make_problem
+    rng = np.random.default_rng(0)
+    return make_problem("quadratic", rng.standard_normal((4, 4)),
+                        rng.standard_normal(4), rng.standard_normal((4, 4)),
+                        rng.standard_normal(4), [2, 2, 0.1, 0.0], 2, 2)
+
+
+def make_config(name, batch_size, **overrides):
+    """``PnPBOConfig`` of preset ``name`` with the bench's step size."""
+    from .pnpbo import PnPBOConfig
+    from .presets import PRESETS
+    values = dict(PRESETS[name], batch_size=batch_size, step_size=STEP_SIZE)
+    values.update(overrides)
+    return PnPBOConfig(**values)
+
+
+def make_run(problem, config, seed=0):
+    """A fresh ``PnPBORun`` from a seeded start point (|z0| about 0.1)."""
+    from .pnpbo import PnPBORun
+    rng = np.random.default_rng(seed)
+    x0 = rng.standard_normal(problem.dim_x)
+    y0 = rng.standard_normal(problem.dim_y)
+    z0 = 0.1 * rng.standard_normal(problem.dim_y) / np.sqrt(problem.dim_y)
+    return PnPBORun(problem, config, x0, y0, z0, seed)
+
+
+# --------------------------------------------------------------------------
+# Part 1 and 2: in-process timings
+# --------------------------------------------------------------------------
+def time_chunk(run, n_iter):
+    """Run ``n_iter`` iterations; return (seconds, iterations, samples)."""
+    k0, s0 = run.iteration, run.n_samples
+    t0 = time.perf_counter()
+    run.run(n_iter)
+    elapsed = time.perf_counter() - t0
+    return elapsed, run.iteration - k0, run.n_samples - s0
+
+
+def calibrate(run, target):
+    """Number of iterations that lasts about ``target`` seconds."""
+    n_iter = 16
+    while True:
+        elapsed, done, _ = time_chunk(run, n_iter)
+        if run.diverged or done == 0:
+            return n_iter
+        if elapsed >= target / 10:
+            return max(1, int(round(n_iter * target / elapsed)))
+        n_iter *= 4
+
+
+def steady_state(problem, config, settings):
+    """Median time per iteration / per sample evaluation of timed chunks."""
+    run = make_run(problem, config)
+    run.run(settings["warmup"])
+    n_iter = calibrate(run, settings["target"])
+    chunks = [time_chunk(run, n_iter) for _ in range(settings["repeats"])]
+    chunks = [c for c in chunks if c[1] > 0]
+    if not chunks:
+        return dict(diverged=True)
+    return dict(
+        us_per_iter=statistics.median(1e6 * t / k for t, k, _ in chunks),
+        ns_per_sample=statistics.median(1e9 * t / s for t, _, s in chunks),
+        samples_per_iter=sum(s for *_, s in chunks) / sum(
+            k for _, k, _ in chunks),
+        iters_per_chunk=n_iter, chunks=len(chunks),
+        diverged=run.diverged)
+
+
+def stream_time(problem, repeats):
+    """Best time of ``Xf.sum() + Xg.sum()`` (one read of all the samples)."""
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        problem.Xf.sum() + problem.Xg.sum()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def full_pass_figures(problem, batch_size, settings):
+    """One full pass (SPABA with p = 1) against streaming the data once."""
+    config = make_config(FULL_PASS_SOLVER, batch_size, p=1.0)
+    res = steady_state(problem, config, settings)
+    nbytes = problem.Xf.nbytes + problem.Xg.nbytes
+    stream = stream_time(problem, settings["stream_repeats"])
+    res.update(samples=problem.n + problem.m, data_mib=nbytes / 2**20,
+               stream_us=1e6 * stream, stream_gbs=nbytes / stream / 1e9,
+               pass_gbs=nbytes / (res["us_per_iter"] * 1e-6) / 1e9,
+               ratio=res["us_per_iter"] / (1e6 * stream))
+    return res
+
+
+# --------------------------------------------------------------------------
+# Subprocess helpers (parts 3 and 4)
+# --------------------------------------------------------------------------
+def emit(result):
+    """Child side: print ``result`` as one tagged JSON line."""
+    print(CHILD_TAG + json.dumps(result), flush=True)
+
+
+def child_env(cache_dir=None):
+    """Environment of a child: repo on PYTHONPATH, optional numba cache."""
+    env = dict(os.environ)
+    paths = [str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(
+        os.pathsep) if p]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache_dir)
+    return env
+
+
+def start_child(code, cache_dir=None):
+    """Start ``python -c code`` in the repo root; returns the Popen."""
+    return subprocess.Popen([sys.executable, "-c", code], cwd=REPO,
+                            env=child_env(cache_dir), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def finish_child(proc):
+    """Wait for a child; return its tagged JSON result (raises on error)."""
+    out, err = proc.communicate()
+    for line in out.splitlines():
+        if line.startswith(CHILD_TAG):
+            return json.loads(line[len(CHILD_TAG):])
+    raise RuntimeError(f"child failed (exit {proc.returncode}):\n{err[-2000:]}")
+
+
+def run_child(code, cache_dir=None):
+    """Run one child to completion; add its wall time (incl. startup)."""
+    t0 = time.perf_counter()
+    result = finish_child(start_child(code, cache_dir))
+    result["wall_s"] = time.perf_counter() - t0
+    return result
+
+
+# --------------------------------------------------------------------------
+# Part 3: warm-up (compile / cache load) time
+# --------------------------------------------------------------------------
+def child_compile(name, t_start):
+    """Child side: time importing numba, the core, then a tiny run(2)."""
+    t0 = time.perf_counter()
+    import numba  # noqa: F401
+    t1 = time.perf_counter()
+    from . import pnpbo  # noqa: F401
+    t2 = time.perf_counter()
+    make_run(tiny_problem(), make_config(name, 2)).run(2)
+    t3 = time.perf_counter()
+    emit(dict(startup_s=t0 - t_start, numba_import_s=t1 - t0,
+              core_import_s=t2 - t1, first_run_s=t3 - t2))
+
+
+def compile_code(name):
+    """Code string of a compile-time child for preset ``name``."""
+    return ("import time; t = time.perf_counter(); "
+            "from benchmark_utils.bench import child_compile; "
+            f"child_compile({name!r}, t)")
+
+
+def count_cache_entries(cache_dir):
+    """Number of compiled ``run_iterations`` specialisations in a cache."""
+    return len(list(Path(cache_dir).rglob("engine.run_iterations-*.nbc")))
+
+
+def compile_figures(names, per_solver):
+    """Cold figure (fresh NUMBA_CACHE_DIR) then warm figures (same dir)."""
+    cache_dir = tempfile.mkdtemp(prefix="bench_numba_cache_")
+    try:
+        cold = run_child(compile_code(names[0]), cache_dir)
+        cold["solver"] = names[0]
+        entries_cold = count_cache_entries(cache_dir)
+        warm = {name: run_child(compile_code(name), cache_dir)
+                for name in (names if per_solver else names[:1])}
+        entries_warm = count_cache_entries(cache_dir)
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+    return dict(cold=cold, warm=warm, run_iterations_entries_after_cold=(
+        entries_cold), run_iterations_entries_after_warm=entries_warm)
+
+
+# --------------------------------------------------------------------------
+# Part 4: peak memory
+# --------------------------------------------------------------------------
+def current_rss_mib():
+    """Current resident set size (MiB) from /proc, or None elsewhere."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def peak_rss_mib():
+    """Peak resident set size of this process (ru_maxrss is KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def child_memory(name, dim, n, batch_size, n_iter):
+    """Child side: build the problem, optionally run a solver, report RSS.
+
+    ``name=None`` is the baseline: same imports and problem, no solver.
+    """
+    from . import pnpbo  # noqa: F401  (numba and the core, as for a solver)
+    problem = build_problem(dim, n)
+    result = dict(peak_build_mib=peak_rss_mib(), rss_build_mib=current_rss_mib())
+    if name is not None:
+        run = make_run(problem, make_config(name, batch_size))
+        run.run(n_iter)
+        result["diverged"] = run.diverged
+    result.update(peak_mib=peak_rss_mib(), rss_end_mib=current_rss_mib())
+    emit(result)
+
+
+def memory_code(name, dim, n, batch_size, n_iter):
+    """Code string of a memory child (``name=None``: baseline)."""
+    return ("from benchmark_utils.bench import child_memory; "
+            f"child_memory({name!r}, {dim}, {n}, {batch_size}, {n_iter})")
+
+
+def memory_figures(names, args, n_iter, jobs):
+    """Peak RSS of a baseline child and of one child per solver.
+
+    Up to ``jobs`` children run at once (memory figures are per process, so
+    running them side by side does not change them).
+    """
+    todo = [None] + list(names)
+    results, running = {}, []
+    while todo or running:
+        while todo and len(running) < jobs:
+            name = todo.pop(0)
+            code = memory_code(name, args.dim, args.n, args.batch_size, n_iter)
+            running.append((name, start_child(code)))
+        name, proc = running.pop(0)
+        results["baseline" if name is None else name] = finish_child(proc)
+    return results
+
+
+# --------------------------------------------------------------------------
+# Machine info and printing
+# --------------------------------------------------------------------------
+def cpu_model():
+    """CPU model name from lscpu, /proc/cpuinfo or platform.processor()."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True,
+                             check=True).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                return line.split(":", 1)[1].strip()
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def machine_info():
+    """CPU, core counts and the versions that matter for the figures."""
+    import numba
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    return dict(cpu=cpu_model(), processor=platform.processor(),
+                nproc=usable, cpu_count=os.cpu_count(),
+                platform=platform.platform(),
+                python=platform.python_version(), numpy=np.__version__,
+                numba=numba.__version__)
+
+
+def fmt(value, spec):
+    """Format a number, or '-' when it is missing."""
+    return "-" if value is None else format(value, spec)
+
+
+def print_table(title, headers, rows):
+    """Print a fixed-width table: first column left-, others right-aligned."""
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows))
+              for i, h in enumerate(headers)]
+
+    def line(cells):
+        first = str(cells[0]).ljust(widths[0])
+        rest = [str(c).rjust(w) for c, w in zip(cells[1:], widths[1:])]
+        return "  ".join([first] + rest)
+
+    print(f"\n{title}")
+    print(line(headers))
+    print("  ".join("-" * w for w in widths))
+    for row in rows:
+        print(line(row))
+
+
+def print_machine(info, args, settings):
+    """Header: machine, versions and problem size."""
+    print("PnPBO core speed figures")
+    print(f"  CPU      : {info['cpu']} (processor: {info['processor'] or '?'})")
+    print(f"  cores    : {info['nproc']} usable / {info['cpu_count']} total")
+    print(f"  platform : {info['platform']}")
+    print(f"  versions : python {info['python']}, numpy {info['numpy']}, "
+          f"numba {info['numba']}")
+    print(f"  problem  : Simulated quadratic, d_x = d_y = {args.dim}, "
+          f"n = m = {args.n} ({2 * args.n} samples), batch {args.batch_size}, "
+          f"step {STEP_SIZE:g}, float64")
+    print(f"  timing   : warm-up {settings['warmup']} it, "
+          f"{settings['repeats']} chunks of ~{settings['target']} s, median"
+          + ("  [--quick]" if args.quick else ""))
+
+
+def print_steady(steady, non_full):
+    """Table of part 1."""
+    ref = steady.get("SOBA", {}).get("us_per_iter")
+    rows = []
+    for name, r in steady.items():
+        nf = non_full.get(name, {})
+        rows.append([
+            name + (" (diverged)" if r.get("diverged") else ""),
+            fmt(r.get("us_per_iter"), ".2f"), fmt(r.get("ns_per_sample"), ".1f"),
+            fmt(r.get("samples_per_iter"), ".1f"),
+            fmt(r["us_per_iter"] / ref if ref and "us_per_iter" in r
+                else None, ".2f"),
+            fmt(nf.get("us_per_iter"), ".2f"), fmt(nf.get("ns_per_sample"), ".1f"),
+            fmt(nf["us_per_iter"] / ref if ref and "us_per_iter" in nf
+                else None, ".2f")])
+    print_table(
+        "1. Steady state (non-full: PAGE p=1e-9 / SARAH period=1e9, "
+        "iterations after k=0 only)",
+        ["solver", "us/iter", "ns/sample", "samples/iter", "x SOBA",
+         "non-full us/iter", "non-full ns/sample", "non-full x SOBA"], rows)
+
+
+def print_full_pass(fp):
+    """Table of part 2."""
+    rows = [[f"{FULL_PASS_SOLVER} p=1 (one full pass/iter)",
+             fmt(fp["us_per_iter"], ".0f"), fmt(fp["ns_per_sample"], ".2f"),
+             fmt(fp["pass_gbs"], ".2f"), fmt(fp["ratio"], ".2f")],
+            ["numpy Xf.sum() + Xg.sum() (best)", fmt(fp["stream_us"], ".0f"),
+             fmt(1e3 * fp["stream_us"] / fp["samples"], ".2f"),
+             fmt(fp["stream_gbs"], ".2f"), "1.00"]]
+    print_table(f"2. Full pass over {fp['samples']} samples "
+                f"({fp['data_mib']:.1f} MiB of rows)",
+                ["", "us", "ns/sample", "GB/s", "x stream"], rows)
+
+
+def print_compile(comp):
+    """Table of part 3."""
+    def row(label, r):
+        return [label, fmt(r["wall_s"], ".2f"), fmt(r["startup_s"], ".2f"),
+                fmt(r["numba_import_s"], ".2f"), fmt(r["core_import_s"], ".2f"),
+                fmt(r["first_run_s"], ".2f")]
+    rows = [row(f"cold cache ({comp['cold']['solver']}, compiles the core)",
+                comp["cold"])]
+    rows += [row(f"warm cache, {name}", r) for name, r in comp["warm"].items()]
+    print_table("3. Warm-up in a fresh subprocess, seconds (first run = tiny "
+                "PnPBORun + run(2): compile or cache load)",
+                ["", "wall", "python+numpy", "import numba", "import core",
+                 "first run"], rows)
+    print(f"  run_iterations specialisations in the cache: "
+          f"{comp['run_iterations_entries_after_cold']} after the cold run, "
+          f"{comp['run_iterations_entries_after_warm']} after the warm runs "
+          "(one engine function shared by every preset)")
+
+
+def print_memory(mem, n_iter):
+    """Table of part 4."""
+    base = mem["baseline"]
+    rows = []
+    for name, r in mem.items():
+        rows.append([
+            name + (" (diverged)" if r.get("diverged") else ""),
+            fmt(r["peak_build_mib"], ".1f"), fmt(r["peak_mib"], ".1f"),
+            fmt(r["peak_mib"] - base["peak_mib"], "+.1f"),
+            fmt(r["rss_build_mib"], ".1f"), fmt(r["rss_end_mib"], ".1f"),
+            fmt(r["rss_end_mib"] - r["rss_build_mib"]
+                if r["rss_end_mib"] is not None else None, "+.1f")])
+    print_table(f"4. Memory of a fresh subprocess, MiB (baseline: imports + "
+                f"problem only; solvers: + {n_iter} iterations)",
+                ["", "peak after build", "peak (ru_maxrss)", "peak - baseline",
+                 "RSS after build", "RSS at end", "RSS delta"], rows)
+
+
+# --------------------------------------------------------------------------
+# Main
+# --------------------------------------------------------------------------
+def parse_args(argv=None):
+    """Command-line options."""
+    from .presets import PRESETS
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmark_utils.bench", description=__doc__.split(
+            "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--solvers", default=",".join(PRESETS),
+                        help="comma-separated presets (default: all)")
+    parser.add_argument("--dim", type=int, default=100, help="d_x = d_y")
+    parser.add_argument("--n", type=int, default=10000, help="n = m")
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--quick", action="store_true",
+                        help="short timings, for a smoke test")
+    parser.add_argument("--skip-compile", action="store_true")
+    parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--json", metavar="PATH", help="write figures here")
+    args = parser.parse_args(argv)
+    args.solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
+    unknown = [s for s in args.solvers if s not in PRESETS]
+    if unknown or not args.solvers:
+        parser.error(f"unknown solvers {unknown}; choose from {list(PRESETS)}")
+    return args
+
+
+def main(argv=None):
+    """Measure and print every part; optionally write the JSON."""
+    args = parse_args(argv)
+    settings = QUICK_SETTINGS if args.quick else FULL_SETTINGS
+    info = machine_info()
+    print_machine(info, args, settings)
+    out = dict(machine=info, settings=dict(
+        settings, dim=args.dim, n=args.n, m=args.n, batch_size=args.batch_size,
+        step_size=STEP_SIZE, quick=args.quick, solvers=args.solvers))
+
+    problem = build_problem(args.dim, args.n)
+    make_run(tiny_problem(), make_config(args.solvers[0], 2)).run(2)  # load
+    out["steady"] = {name: steady_state(
+        problem, make_config(name, args.batch_size), settings)
+        for name in args.solvers}
+    out["non_full"] = {name: steady_state(
+        problem, make_config(name, args.batch_size, **NON_FULL[name]),
+        settings) for name in args.solvers if name in NON_FULL}
+    print_steady(out["steady"], out["non_full"])
+    out["full_pass"] = full_pass_figures(problem, args.batch_size, settings)
+    print_full_pass(out["full_pass"])
+    del problem
+
+    if not args.skip_compile:
+        out["compile"] = compile_figures(args.solvers,
+                                         settings["warm_per_solver"])
+        print_compile(out["compile"])
+    if not args.skip_memory:
+        out["memory"] = memory_figures(args.solvers, args, settings[
+            "memory_iters"], jobs=min(2, info["nproc"] or 1))
+        print_memory(out["memory"], settings["memory_iters"])
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2))
+        print(f"\nfigures written to {args.json}")
+
+
+if __name__ == "__main__":
+    main()

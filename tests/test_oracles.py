@@ -1,0 +1,114 @@
+"""Per-sample oracles of the quadratic task against central finite
+differences of F_i and G_j, and the fused full pass against the closed-form
+directions."""
+import numpy as np
+import pytest
+
+from benchmark_utils import engine
+from benchmark_utils.exact_quadratic import QuadraticExact
+from benchmark_utils.problems import dispatch
+from conftest import problem_of
+
+H = 1e-5
+
+
+def _F(data, i, x, y):
+    dx = data["dim_x"]
+    row = data["X_val"][i]
+    r = row[:-dx] @ y + row[-dx:] @ x - data["y_val"][i]
+    return 0.5 * r * r
+
+
+def _G(data, j, x, y):
+    dx = data["dim_x"]
+    row = data["X_train"][j]
+    r = row[:-dx] @ y - row[-dx:] @ x - data["y_train"][j]
+    return 0.5 * r * r
+
+
+def _fd_grad(fun, u):
+    g = np.zeros_like(u)
+    for k in range(u.size):
+        e = np.zeros_like(u)
+        e[k] = H
+        g[k] = (fun(u + e) - fun(u - e)) / (2 * H)
+    return g
+
+
+def _kernel_dirs(problem, part, q, x, y, z):
+    """(D^x, D^y, D^z) contribution of one sample from coef + apply."""
+    kf, kg = problem.n_coef
+    K = kf if part == "f" else kg
+    coef = np.zeros(K)
+    outs = np.zeros(problem.dim_x), np.zeros(problem.dim_y), \
+        np.zeros(problem.dim_y)
+    if part == "f":
+        dispatch.coef_f(problem.code, problem.Xf, problem.yf, problem.params,
+                        q, x, y, z, coef)
+        dispatch.apply_f(problem.code, problem.Xf, problem.yf,
+                         problem.params, q, coef, coef, coef, *outs)
+    else:
+        dispatch.coef_g(problem.code, problem.Xg, problem.yg, problem.params,
+                        q, x, y, z, coef)
+        dispatch.apply_g(problem.code, problem.Xg, problem.yg,
+                         problem.params, q, coef, coef, coef, *outs)
+    return outs
+
+
+@pytest.mark.parametrize("scale", [1.0, 30.0])
+def test_oracles_match_finite_differences(small_data, scale):
+    data = small_data
+    p = problem_of(data)
+    rng = np.random.default_rng(5)
+    x = scale * rng.standard_normal(p.dim_x)
+    y = scale * rng.standard_normal(p.dim_y)
+    z = rng.standard_normal(p.dim_y)
+    tol = 1e-7 * scale ** 2
+    for i in (0, 7, p.n - 1):
+        Dx, Dy, Dz = _kernel_dirs(p, "f", i, x, y, z)
+        gx = _fd_grad(lambda u: _F(data, i, u, y), x)
+        gy = _fd_grad(lambda u: _F(data, i, x, u), y)
+        np.testing.assert_allclose(Dx, gx, atol=tol)
+        np.testing.assert_allclose(Dy, 0.0)
+        np.testing.assert_allclose(Dz, -gy, atol=tol)
+    for j in (0, 11, p.m - 1):
+        Dx, Dy, Dz = _kernel_dirs(p, "g", j, x, y, z)
+        gy = _fd_grad(lambda u: _G(data, j, x, u), y)
+        np.testing.assert_allclose(Dy, gy, atol=tol)
+
+        # hess_yy G z = d/dt grad_y G(x, y + t z); hess_xy G z = d/dt
+        # grad_x G(x, y + t z): central differences of FD gradients.
+        def grad_y(t):
+            return _fd_grad(lambda u: _G(data, j, x, u), y + t * z)
+
+        def grad_x(t):
+            return _fd_grad(lambda u: _G(data, j, u, y + t * z), x)
+        h2 = 1e-3
+        hvp = (grad_y(h2) - grad_y(-h2)) / (2 * h2)
+        cross = (grad_x(h2) - grad_x(-h2)) / (2 * h2)
+        np.testing.assert_allclose(Dz, hvp, atol=1e-5 * scale ** 2)
+        np.testing.assert_allclose(Dx, -cross, atol=1e-5 * scale ** 2)
+
+
+def test_full_pass_equals_closed_form_directions(small_data):
+    """The fused full pass + exact regularisation = D^x, D^y, D^z of §1."""
+    p = problem_of(small_data)
+    ex = QuadraticExact(**small_data)
+    rng = np.random.default_rng(1)
+    x, y, z = (rng.standard_normal(p.dim_x), rng.standard_normal(p.dim_y),
+               rng.standard_normal(p.dim_y))
+    fx, fy, fz = np.zeros(p.dim_x), np.zeros(p.dim_y), np.zeros(p.dim_y)
+    Sf = np.zeros((engine.N_SCRATCH, p.n_coef[0]))
+    Sg = np.zeros((engine.N_SCRATCH, p.n_coef[1]))
+    engine._eval_mean_f(p.code, p.Xf, p.yf, p.params, np.arange(p.n), p.n,
+                        x, y, z, fx, fz, fy, Sf, False, np.zeros((1, 1)))
+    engine._eval_mean_g(p.code, p.Xg, p.yg, p.params, np.arange(p.m), p.m,
+                        x, y, z, fx, fy, fz, Sg, False, np.zeros((1, 2)))
+    rx, ry, rz = np.zeros(p.dim_x), np.zeros(p.dim_y), np.zeros(p.dim_y)
+    dispatch.reg(p.code, p.params, x, y, z, rx, ry, rz)
+    np.testing.assert_allclose(fx + rx, ex.grad_x_f(x, y) + ex.K.T @ z,
+                               rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(fy + ry, ex.Hg @ y - ex.K @ x - ex.k,
+                               rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(fz + rz, ex.Hg @ z - ex.grad_y_f(x, y),
+                               rtol=1e-12, atol=1e-13)

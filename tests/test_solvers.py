@@ -1,0 +1,113 @@
+"""The benchopt solvers: each named solver is exactly its PnPBO setting,
+bad parameters are refused with a clear message, and the callback loop
+works."""
+import math
+
+import numpy as np
+import pytest
+
+from bench_helpers import objective_for, solver_class
+from benchmark_utils.presets import PRESETS
+
+SMALL = dict(n=200, m=300, dim_x=5, dim_y=10)
+NAMED = ["SPABA", "SFFBA", "MSEBA", "MA-SABA", "SRMBA", "SRBA", "SOBA",
+         "MA-SOBA", "SABA"]
+
+
+def _run_solver(cls, params, objective, n_callbacks=6):
+    solver = cls.get_instance(**params)
+    solver.set_objective(**objective.get_objective())
+    calls = iter(range(n_callbacks))
+    solver.run(lambda: next(calls, None) is not None)
+    return solver.get_result()
+
+
+@pytest.mark.parametrize("name", NAMED)
+def test_named_solver_is_its_pnpbo_setting(name):
+    objective = objective_for(SMALL)
+    cls = solver_class(name)
+    own = {"batch_size": 16, "eval_freq": 40}
+    res = _run_solver(cls, own, objective)
+    # the same algorithm, spelled as PnPBO parameters
+    cfg = cls.get_instance(**own).config()
+    pnp = dict(own, estimator_x=cfg.estimator_x,
+               estimator_y=cfg.estimator_y, estimator_z=cfg.estimator_z,
+               ma=cfg.ma, rho=cfg.rho, R=cfg.R, p=cfg.p, rho_bar=cfg.rho_bar,
+        storm_a=cfg.storm_a, period=cfg.period, init=cfg.init,
+        large_batch=cfg.large_batch, exponent_x=cfg.exponent_x,
+        exponent_yz=cfg.exponent_y, step_size=cfg.step_size,
+        outer_ratio=cfg.outer_ratio, z_ratio=cfg.z_ratio)
+    ref = _run_solver(solver_class("PnPBO"), pnp, objective)
+    for key in "xyz":
+        np.testing.assert_array_equal(res[key], ref[key])
+    assert res["n_samples"] == ref["n_samples"] > 0
+    # and the preset is the table of ALGORITHMS.md §4
+    for field in ("estimator_x", "estimator_y", "estimator_z"):
+        assert getattr(cfg, field) == PRESETS[name][field]
+    assert cfg.ma_on == (name in ("MA-SABA", "MA-SOBA"))
+    assert (cfg.R == math.inf) == (name in ("SOBA", "MA-SOBA", "SABA"))
+
+
+def test_metrics_are_reported_by_the_objective():
+    objective = objective_for(SMALL)
+    res = _run_solver(solver_class("SABA"), {"batch_size": 16}, objective)
+    out = objective.evaluate_result(**res)
+    for key in ("value", "grad_norm2", "inner_gap", "implicit_gap",
+                "n_samples", "epochs", "suboptimality", "dist_x_star"):
+        assert np.isfinite(out[key]), key
+    assert out["epochs"] == out["n_samples"] / 500
+    assert out["diverged"] == 0
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"estimator_x": "adam"},
+     "estimator_x must be one of ['page', 'saga', 'sarah', 'sgd', 'storm', "
+     "'zerosarah'], got 'adam'"),
+    ({"step_size": 0.0}, "step_size must be a finite number > 0, got 0.0"),
+    ({"step_size": -1.0}, "step_size must be a finite number > 0"),
+    ({"outer_ratio": 0}, "outer_ratio must be a finite number > 0"),
+    ({"z_ratio": -2.0}, "z_ratio must be a finite number > 0"),
+    ({"p": 0.0}, "p must be in (0, 1], got 0.0"),
+    ({"p": 1.5}, "p must be in (0, 1], got 1.5"),
+    ({"estimator_y": "zerosarah", "rho_bar": 0.0}, "rho_bar must be in (0, 1], got 0.0"),
+    ({"ma": "on", "rho": 2.0}, "rho must be in (0, 1], got 2.0"),
+    ({"ma": "sometimes"}, "ma must be one of ['auto', 'on', 'off']"),
+    ({"batch_size": 250},
+     "batch_size=250 > n (UL samples)=200"),
+    ({"R": 0.0}, "R must be > 0 (math.inf disables clipping), got 0.0"),
+    ({"R": -1.0}, "R must be > 0"),
+    ({"init": "warm"}, "init must be one of ['full', 'minibatch']"),
+    ({"eval_freq": 0}, "eval_freq must be an integer >= 1"),
+])
+def test_bad_input_is_refused_with_a_clear_error(params, message):
+    objective = objective_for(SMALL)
+    solver = solver_class("PnPBO").get_instance(**params)
+    with pytest.raises(ValueError) as err:
+        solver.set_objective(**objective.get_objective())
+    assert message in str(err.value)
+
+
+def test_batch_larger_than_ll_data_is_refused():
+    objective = objective_for(dict(n=300, m=200, dim_x=5, dim_y=10))
+    solver = solver_class("SOBA").get_instance(batch_size=250)
+    with pytest.raises(ValueError, match=r"batch_size must be at most the "
+                       r"number of samples: batch_size=250 > m \(LL "
+                       r"samples\)=200"):
+        solver.set_objective(**objective.get_objective())
+
+
+def test_ma_saba_init_names():
+    objective = objective_for(SMALL)
+    with pytest.raises(ValueError, match=r"init must be one of \['full', "
+                       r"'zero'\], got 'minibatch'"):
+        solver_class("MA-SABA").get_instance(init="minibatch").set_objective(
+            **objective.get_objective())
+    zero = _run_solver(solver_class("MA-SABA"), {"init": "zero",
+                                                 "batch_size": 16}, objective)
+    assert np.all(np.isfinite(zero["x"]))
+
+
+def test_unknown_task_is_refused():
+    from benchmark_utils.problems import task_code
+    with pytest.raises(ValueError, match="task must be one of"):
+        task_code("svm")
