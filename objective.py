@@ -8,10 +8,10 @@ exact metrics of ALGORITHMS.md §6 (``benchmark_utils.metrics``).
 """
 import numpy as np
 from benchopt import BaseObjective
-from benchopt.stopping_criterion import SufficientProgressCriterion
 
 from benchmark_utils.metrics import evaluate, make_metrics
 from benchmark_utils.problem import make_problem
+from benchmark_utils.stopping import KeepDivergedCriterion
 
 
 class Objective(BaseObjective):
@@ -22,7 +22,7 @@ class Objective(BaseObjective):
 
     parameters = {}
     sampling_strategy = "callback"
-    stopping_criterion = SufficientProgressCriterion(
+    stopping_criterion = KeepDivergedCriterion(
         patience=30, strategy="callback", key_to_monitor="value")
 
     test_config = {"dataset": {"name": "Simulated"}}

@@ -42,6 +42,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 STEP_SIZE = 1e-3
 CHILD_TAG = "BENCH_JSON "
+LAUNCHER = ("import subprocess, sys; "
+            "sys.exit(subprocess.call([sys.executable, '-c', sys.argv[1]]))")
 # Overrides that switch off the periodic/random full passes after k = 0.
 NON_FULL = {"SPABA": dict(p=1e-9), "MSEBA": dict(p=1e-9),
             "SRBA": dict(period=10**9)}
@@ -149,7 +151,7 @@ def stream_time(problem, repeats):
 def full_pass_figures(problem, batch_size, settings):
     """One full pass (SPABA with p = 1) against streaming the data once."""
     config = make_config(FULL_PASS_SOLVER, batch_size, p=1.0)
-    res = steady_state(problem, config, settings)
+    res = steady_state(problem, config, dict(settings, warmup=5))
     nbytes = problem.Xf.nbytes + problem.Xg.nbytes
     stream = stream_time(problem, settings["stream_repeats"])
     res.update(samples=problem.n + problem.m, data_mib=nbytes / 2**20,
@@ -178,11 +180,20 @@ def child_env(cache_dir=None):
     return env
 
 
-def start_child(code, cache_dir=None):
-    """Start ``python -c code`` in the repo root; returns the Popen."""
-    return subprocess.Popen([sys.executable, "-c", code], cwd=REPO,
-                            env=child_env(cache_dir), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+def start_child(code, cache_dir=None, launcher=False):
+    """Start ``python -c code`` in the repo root; returns the Popen.
+
+    With ``launcher``, the child is started by a small intermediate Python
+    process: on Linux a process started directly from this (large) one
+    inherits its peak RSS in ``ru_maxrss`` (the kernel records the pre-exec
+    peak), which would hide the child's own peak.
+    """
+    cmd = [sys.executable, "-c", code]
+    if launcher:
+        cmd = [sys.executable, "-c", LAUNCHER, code]
+    return subprocess.Popen(cmd, cwd=REPO, env=child_env(cache_dir),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
 
 
 def finish_child(proc):
@@ -191,7 +202,8 @@ def finish_child(proc):
     for line in out.splitlines():
         if line.startswith(CHILD_TAG):
             return json.loads(line[len(CHILD_TAG):])
-    raise RuntimeError(f"child failed (exit {proc.returncode}):\n{err[-2000:]}")
+    raise RuntimeError(
+        f"child failed (exit {proc.returncode}):\n{err[-2000:]}")
 
 
 def run_child(code, cache_dir=None):
@@ -259,34 +271,70 @@ def current_rss_mib():
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def hwm_mib():
+    """Peak RSS of this address space (VmHWM, MiB) from /proc, or None."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def peak_rss_mib():
     """Peak resident set size of this process (ru_maxrss is KiB on Linux)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def child_memory(name, dim, n, batch_size, n_iter):
+def save_problem(problem, path):
+    """Write the problem's arrays to ``path`` (.npz) for memory children."""
+    np.savez(path, Xf=problem.Xf, yf=problem.yf, Xg=problem.Xg,
+             yg=problem.yg, params=problem.params,
+             dims=np.array([problem.dim_x, problem.dim_y]))
+
+
+def load_problem(path):
+    """The ``Problem`` saved by ``save_problem``."""
+    from .problem import make_problem
+    with np.load(path) as d:
+        dim_x, dim_y = (int(v) for v in d["dims"])
+        return make_problem("quadratic", d["Xg"], d["yg"], d["Xf"], d["yf"],
+                            d["params"], dim_x, dim_y)
+
+
+def child_memory(name, path, batch_size, n_iter):
     """Child side: build the problem, optionally run a solver, report RSS.
 
-    ``name=None`` is the baseline: same imports and problem, no solver.
+    The problem is rebuilt from the parent's saved arrays (generating it
+    would leave a transient peak above everything the solver adds).
+    ``name=None`` is the baseline: same imports and problem, no solver; a
+    solver child also records the RSS once the compiled core is loaded
+    (tiny run), before its own ``PnPBORun`` on the problem.
     """
     from . import pnpbo  # noqa: F401  (numba and the core, as for a solver)
-    problem = build_problem(dim, n)
-    result = dict(peak_build_mib=peak_rss_mib(), rss_build_mib=current_rss_mib())
+    problem = load_problem(path)
+    result = dict(peak_build_mib=peak_rss_mib(),
+                  rss_build_mib=current_rss_mib())
     if name is not None:
+        make_run(tiny_problem(), make_config(name, 2)).run(2)
+        result["rss_loaded_mib"] = current_rss_mib()
         run = make_run(problem, make_config(name, batch_size))
         run.run(n_iter)
         result["diverged"] = run.diverged
-    result.update(peak_mib=peak_rss_mib(), rss_end_mib=current_rss_mib())
+    result.update(peak_mib=peak_rss_mib(), hwm_mib=hwm_mib(),
+                  rss_end_mib=current_rss_mib())
     emit(result)
 
 
-def memory_code(name, dim, n, batch_size, n_iter):
+def memory_code(name, path, batch_size, n_iter):
     """Code string of a memory child (``name=None``: baseline)."""
     return ("from benchmark_utils.bench import child_memory; "
-            f"child_memory({name!r}, {dim}, {n}, {batch_size}, {n_iter})")
+            f"child_memory({name!r}, {str(path)!r}, {batch_size}, {n_iter})")
 
 
-def memory_figures(names, args, n_iter, jobs):
+def memory_figures(names, path, batch_size, n_iter, jobs):
     """Peak RSS of a baseline child and of one child per solver.
 
     Up to ``jobs`` children run at once (memory figures are per process, so
@@ -297,8 +345,8 @@ def memory_figures(names, args, n_iter, jobs):
     while todo or running:
         while todo and len(running) < jobs:
             name = todo.pop(0)
-            code = memory_code(name, args.dim, args.n, args.batch_size, n_iter)
-            running.append((name, start_child(code)))
+            code = memory_code(name, path, batch_size, n_iter)
+            running.append((name, start_child(code, launcher=True)))
         name, proc = running.pop(0)
         results["baseline" if name is None else name] = finish_child(proc)
     return results
@@ -361,12 +409,14 @@ def print_table(title, headers, rows):
     print("  ".join("-" * w for w in widths))
     for row in rows:
         print(line(row))
+    sys.stdout.flush()
 
 
 def print_machine(info, args, settings):
     """Header: machine, versions and problem size."""
     print("PnPBO core speed figures")
-    print(f"  CPU      : {info['cpu']} (processor: {info['processor'] or '?'})")
+    print(f"  CPU      : {info['cpu']} "
+          f"(platform.processor: {info['processor'] or '?'})")
     print(f"  cores    : {info['nproc']} usable / {info['cpu_count']} total")
     print(f"  platform : {info['platform']}")
     print(f"  versions : python {info['python']}, numpy {info['numpy']}, "
@@ -376,7 +426,7 @@ def print_machine(info, args, settings):
           f"step {STEP_SIZE:g}, float64")
     print(f"  timing   : warm-up {settings['warmup']} it, "
           f"{settings['repeats']} chunks of ~{settings['target']} s, median"
-          + ("  [--quick]" if args.quick else ""))
+          + ("  [--quick]" if args.quick else ""), flush=True)
 
 
 def print_steady(steady, non_full):
@@ -387,11 +437,13 @@ def print_steady(steady, non_full):
         nf = non_full.get(name, {})
         rows.append([
             name + (" (diverged)" if r.get("diverged") else ""),
-            fmt(r.get("us_per_iter"), ".2f"), fmt(r.get("ns_per_sample"), ".1f"),
+            fmt(r.get("us_per_iter"), ".2f"),
+            fmt(r.get("ns_per_sample"), ".1f"),
             fmt(r.get("samples_per_iter"), ".1f"),
             fmt(r["us_per_iter"] / ref if ref and "us_per_iter" in r
                 else None, ".2f"),
-            fmt(nf.get("us_per_iter"), ".2f"), fmt(nf.get("ns_per_sample"), ".1f"),
+            fmt(nf.get("us_per_iter"), ".2f"),
+            fmt(nf.get("ns_per_sample"), ".1f"),
             fmt(nf["us_per_iter"] / ref if ref and "us_per_iter" in nf
                 else None, ".2f")])
     print_table(
@@ -418,7 +470,8 @@ def print_compile(comp):
     """Table of part 3."""
     def row(label, r):
         return [label, fmt(r["wall_s"], ".2f"), fmt(r["startup_s"], ".2f"),
-                fmt(r["numba_import_s"], ".2f"), fmt(r["core_import_s"], ".2f"),
+                fmt(r["numba_import_s"], ".2f"),
+                fmt(r["core_import_s"], ".2f"),
                 fmt(r["first_run_s"], ".2f")]
     rows = [row(f"cold cache ({comp['cold']['solver']}, compiles the core)",
                 comp["cold"])]
@@ -436,19 +489,25 @@ def print_compile(comp):
 def print_memory(mem, n_iter):
     """Table of part 4."""
     base = mem["baseline"]
+
+    def delta(a, b):
+        return None if a is None or b is None else a - b
+
     rows = []
     for name, r in mem.items():
         rows.append([
             name + (" (diverged)" if r.get("diverged") else ""),
-            fmt(r["peak_build_mib"], ".1f"), fmt(r["peak_mib"], ".1f"),
+            fmt(r["peak_mib"], ".1f"), fmt(r.get("hwm_mib"), ".1f"),
             fmt(r["peak_mib"] - base["peak_mib"], "+.1f"),
-            fmt(r["rss_build_mib"], ".1f"), fmt(r["rss_end_mib"], ".1f"),
-            fmt(r["rss_end_mib"] - r["rss_build_mib"]
-                if r["rss_end_mib"] is not None else None, "+.1f")])
+            fmt(r["rss_build_mib"], ".1f"),
+            fmt(delta(r.get("rss_loaded_mib"), r["rss_build_mib"]), "+.1f"),
+            fmt(delta(r["rss_end_mib"], r.get("rss_loaded_mib")), "+.1f"),
+            fmt(r["rss_end_mib"], ".1f")])
     print_table(f"4. Memory of a fresh subprocess, MiB (baseline: imports + "
-                f"problem only; solvers: + {n_iter} iterations)",
-                ["", "peak after build", "peak (ru_maxrss)", "peak - baseline",
-                 "RSS after build", "RSS at end", "RSS delta"], rows)
+                f"problem only; solvers: + core load + {n_iter} iterations)",
+                ["", "peak (ru_maxrss)", "VmHWM", "peak - baseline",
+                 "RSS after build",
+                 "+ core load", "+ PnPBORun", "RSS at end"], rows)
 
 
 # --------------------------------------------------------------------------
@@ -499,15 +558,18 @@ def main(argv=None):
     print_steady(out["steady"], out["non_full"])
     out["full_pass"] = full_pass_figures(problem, args.batch_size, settings)
     print_full_pass(out["full_pass"])
-    del problem
 
     if not args.skip_compile:
         out["compile"] = compile_figures(args.solvers,
                                          settings["warm_per_solver"])
         print_compile(out["compile"])
     if not args.skip_memory:
-        out["memory"] = memory_figures(args.solvers, args, settings[
-            "memory_iters"], jobs=min(2, info["nproc"] or 1))
+        with tempfile.TemporaryDirectory(prefix="bench_problem_") as tmp:
+            path = Path(tmp) / "problem.npz"
+            save_problem(problem, path)
+            out["memory"] = memory_figures(
+                args.solvers, path, args.batch_size, settings["memory_iters"],
+                jobs=min(2, info["nproc"] or 1))
         print_memory(out["memory"], settings["memory_iters"])
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2))

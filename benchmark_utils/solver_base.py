@@ -74,8 +74,11 @@ class PnPBOSolver(BaseSolver):
         self.state = PnPBORun(self.problem, self.cfg, self.x0, self.y0,
                               self.z0, self.seed)
         while callback():
-            if not self.state.diverged:
-                self.state.run(self.eval_freq)
+            if self.state.diverged:
+                # The next evaluation reports the non-finite iterate
+                # (diverged = 1) and the run ends; see stopping.py.
+                break
+            self.state.run(self.eval_freq)
 
     def get_result(self):
         return self.state.result()
