@@ -1,0 +1,22 @@
+"""Hooks for ``benchopt test``: keep the suite offline.
+
+``benchopt test`` calls ``get_data()`` on every dataset.  A dataset that
+needs a download declares ``requires_download = True`` and a
+``local_data_available()`` classmethod; without network and without a local
+copy it is skipped here instead of failing on a network call.
+"""
+import os
+
+import pytest
+
+
+def _offline():
+    return os.environ.get("BENCHOPT_OFFLINE", "1") != "0"
+
+
+def check_test_dataset_get_data(benchmark, dataset_class):
+    if getattr(dataset_class, "requires_download", False) and _offline():
+        available = getattr(dataset_class, "local_data_available", None)
+        if available is None or not available():
+            pytest.skip(f"{dataset_class.name}: no local data and offline "
+                        "(set BENCHOPT_OFFLINE=0 to download)")
