@@ -478,7 +478,7 @@ def print_compile(comp):
     rows += [row(f"warm cache, {name}", r) for name, r in comp["warm"].items()]
     print_table("3. Warm-up in a fresh subprocess, seconds (first run = tiny "
                 "PnPBORun + run(2): compile or cache load)",
-                ["", "wall", "python+numpy", "import numba", "import core",
+                ["", "wall", "import numpy", "import numba", "import core",
                  "first run"], rows)
     print(f"  run_iterations specialisations in the cache: "
           f"{comp['run_iterations_entries_after_cold']} after the cold run, "

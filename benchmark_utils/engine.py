@@ -30,97 +30,93 @@ RUNNING, DIVERGED = 0, 1
 I_INIT_FULL, I_MA, I_LARGE_BATCH, I_BATCH = 0, 1, 2, 3
 # fconf slots
 F_ALPHA, F_BETA, F_GAMMA, F_EX, F_EY, F_EZ, F_RHO, F_R = range(8)
-# scratch rows (per part): current, previous and table coefficients, the three
-# directions' combined coefficients, the table delta.
-S_CUR, S_PREV, S_TAB, S_CX, S_CY, S_CZ, S_DX, S_DY, S_DZ = range(9)
-N_SCRATCH = 9
+# Batch buffers (per part), shape (N_BUF, chunk, K): coefficients at u_k and
+# u_{k-1}, the three directions' combined coefficients, the table deltas.
+B_CUR, B_PREV, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ = range(8)
+N_BUF = 8
+CHUNK = 256  # samples per chunk of a full pass
 
 
 @njit(cache=True)
-def _eval_mean_f(task, Xf, yf, params, idx, count, x, y, z, ox, oz, oy_dummy,
-                 S, fill, Tf):
-    """Add ``mean_{i in idx[:count]}`` of the f-parts at ``(x, y, z)`` to
-    ``ox`` (D^x) and ``oz`` (D^z); optionally store coefficients in ``Tf``."""
-    K = S.shape[1]
-    inv = 1.0 / count
-    for t in range(count):
-        i = idx[t]
-        coef_f(task, Xf, yf, params, i, x, y, z, S[S_CUR])
-        for c in range(K):
-            S[S_CX, c] = S[S_CUR, c] * inv
-        apply_f(task, Xf, yf, params, i, S[S_CX], S[S_CX], S[S_CX],
-                ox, oy_dummy, oz)
-        if fill:
-            for c in range(K):
-                Tf[i, c] = S[S_CUR, c]
+def _coef(is_f, task, X, yv, params, idx, start, count, x, y, z, K):
+    if is_f:
+        coef_f(task, X, yv, params, idx, start, count, x, y, z, K)
+    else:
+        coef_g(task, X, yv, params, idx, start, count, x, y, z, K)
 
 
 @njit(cache=True)
-def _eval_mean_g(task, Xg, yg, params, idx, count, x, y, z, ox, oy, oz,
-                 S, fill, Tg):
-    K = S.shape[1]
-    inv = 1.0 / count
-    for t in range(count):
-        j = idx[t]
-        coef_g(task, Xg, yg, params, j, x, y, z, S[S_CUR])
-        for c in range(K):
-            S[S_CX, c] = S[S_CUR, c] * inv
-        apply_g(task, Xg, yg, params, j, S[S_CX], S[S_CX], S[S_CX],
+def _apply(is_f, task, X, yv, params, idx, start, count, Cx, Cy, Cz,
+           ox, oy, oz):
+    if is_f:
+        apply_f(task, X, yv, params, idx, start, count, Cx, Cy, Cz,
                 ox, oy, oz)
+    else:
+        apply_g(task, X, yv, params, idx, start, count, Cx, Cy, Cz,
+                ox, oy, oz)
+
+
+@njit(cache=True)
+def _mean_pass(is_f, task, X, yv, params, idx, count, x, y, z,
+               ox, oy, oz, S, fill, T):
+    """Add ``mean_{q in idx[:count]}`` of the directions of this part at
+    ``(x, y, z)`` to ``ox, oy, oz``, chunk by chunk; optionally store the
+    coefficients in the table ``T`` (full initialisation)."""
+    K = S.shape[2]
+    Kc = S[B_CUR]
+    C = S[B_CX]
+    ch = S.shape[1]
+    inv = 1.0 / count
+    for start in range(0, count, ch):
+        c = min(ch, count - start)
+        _coef(is_f, task, X, yv, params, idx, start, c, x, y, z, Kc)
+        for t in range(c):
+            for k in range(K):
+                C[t, k] = Kc[t, k] * inv
+        _apply(is_f, task, X, yv, params, idx, start, c, C, C, C,
+               ox, oy, oz)
         if fill:
-            for c in range(K):
-                Tg[j, c] = S[S_CUR, c]
+            for t in range(c):
+                for k in range(K):
+                    T[idx[start + t], k] = Kc[t, k]
 
 
 @njit(cache=True)
 def _batch_pass(is_f, task, X, yv, params, idx, b, N, x, y, z, xp, yp, zp,
                 W, need_prev, read_table, upd_table, tmask, T,
                 ex, ey, ez, tbx, tby, tbz, S):
-    """One fused pass over a minibatch of one part (f if ``is_f``).
-
-    For each sample q: coefficients at u_k (and u_{k-1}), table row, then
-    ``e_d += L_q(W[d,0] k_cur + W[d,1] k_prev + W[d,2] T_q) / b`` for each
-    direction d, and for memory methods ``Tbar_d += L_q(k_cur - T_q) / N``
-    (``tmask[d]`` = direction d keeps a table) and ``T_q <- k_cur``."""
-    K = S.shape[1]
+    """One minibatch of one part (f if ``is_f``): coefficients at u_k (and
+    u_{k-1}), then ``e_d += mean_q L_q(W[d,0] k_cur + W[d,1] k_prev +
+    W[d,2] T_q)`` for each direction d; for memory methods also
+    ``Tbar_d += L_q(k_cur - T_q) / N`` (``tmask[d]``: d keeps a table) and
+    ``T_q <- k_cur``."""
+    K = S.shape[2]
+    Kc = S[B_CUR]
+    Kp = S[B_PREV]
     invb = 1.0 / b
     invN = 1.0 / N
+    _coef(is_f, task, X, yv, params, idx, 0, b, x, y, z, Kc)
+    if need_prev:
+        _coef(is_f, task, X, yv, params, idx, 0, b, xp, yp, zp, Kp)
     for t in range(b):
         q = idx[t]
-        if is_f:
-            coef_f(task, X, yv, params, q, x, y, z, S[S_CUR])
-            if need_prev:
-                coef_f(task, X, yv, params, q, xp, yp, zp, S[S_PREV])
-        else:
-            coef_g(task, X, yv, params, q, x, y, z, S[S_CUR])
-            if need_prev:
-                coef_g(task, X, yv, params, q, xp, yp, zp, S[S_PREV])
         for c in range(K):
             tq = T[q, c] if read_table else 0.0
-            kp = S[S_PREV, c] if need_prev else 0.0
-            kc = S[S_CUR, c]
-            S[S_TAB, c] = tq
+            kp = Kp[t, c] if need_prev else 0.0
+            kc = Kc[t, c]
             for d in range(3):
-                S[S_CX + d, c] = (W[d, 0] * kc + W[d, 1] * kp
-                                  + W[d, 2] * tq) * invb
-        if is_f:
-            apply_f(task, X, yv, params, q, S[S_CX], S[S_CY], S[S_CZ],
-                    ex, ey, ez)
-        else:
-            apply_g(task, X, yv, params, q, S[S_CX], S[S_CY], S[S_CZ],
-                    ex, ey, ez)
-        if upd_table:
-            for c in range(K):
-                delta = (S[S_CUR, c] - S[S_TAB, c]) * invN
+                S[B_CX + d, t, c] = (W[d, 0] * kc + W[d, 1] * kp
+                                     + W[d, 2] * tq) * invb
+            if upd_table:
+                delta = (kc - tq) * invN
                 for d in range(3):
-                    S[S_DX + d, c] = delta * tmask[d]
-                T[q, c] = S[S_CUR, c]
-            if is_f:
-                apply_f(task, X, yv, params, q, S[S_DX], S[S_DY], S[S_DZ],
-                        tbx, tby, tbz)
-            else:
-                apply_g(task, X, yv, params, q, S[S_DX], S[S_DY], S[S_DZ],
-                        tbx, tby, tbz)
+                    S[B_DX + d, t, c] = delta * tmask[d]
+                T[q, c] = kc
+    _apply(is_f, task, X, yv, params, idx, 0, b, S[B_CX], S[B_CY], S[B_CZ],
+           ex, ey, ez)
+    if upd_table:
+        _apply(is_f, task, X, yv, params, idx, 0, b, S[B_DX], S[B_DY],
+               S[B_DZ], tbx, tby, tbz)
 
 
 @njit(cache=True)
@@ -186,18 +182,18 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
             fy[:] = 0.0
             fz[:] = 0.0
             if fill or not large:
-                _eval_mean_f(task, Xf, yf, params, ident_f, n, x, y, z,
-                             fx, fz, fy, Sf, fill, Tf)
-                _eval_mean_g(task, Xg, yg, params, ident_g, m, x, y, z,
-                             fx, fy, fz, Sg, fill, Tg)
+                _mean_pass(True, task, Xf, yf, params, ident_f, n, x, y, z,
+                           fx, fy, fz, Sf, fill, Tf)
+                _mean_pass(False, task, Xg, yg, params, ident_g, m, x, y, z,
+                           fx, fy, fz, Sg, fill, Tg)
                 counters[N_SAMPLES] += n + m
             else:
                 draw_batch(rng, perm_fl, Bf)
                 draw_batch(rng, perm_gl, Bg)
-                _eval_mean_f(task, Xf, yf, params, perm_fl, Bf, x, y, z,
-                             fx, fz, fy, Sf, False, Tf)
-                _eval_mean_g(task, Xg, yg, params, perm_gl, Bg, x, y, z,
-                             fx, fy, fz, Sg, False, Tg)
+                _mean_pass(True, task, Xf, yf, params, perm_fl, Bf, x, y, z,
+                           fx, fy, fz, Sf, False, Tf)
+                _mean_pass(False, task, Xg, yg, params, perm_gl, Bg, x, y, z,
+                           fx, fy, fz, Sg, False, Tg)
                 counters[N_SAMPLES] += Bf + Bg
             if fill:
                 for d in range(3):

@@ -183,8 +183,9 @@ class PnPBORun:
             self.Tf, self.Tg = np.zeros((p.n, kf)), np.zeros((p.m, kg))
         else:
             self.Tf, self.Tg = np.zeros((1, kf)), np.zeros((1, kg))
-        self.Sf = np.zeros((engine.N_SCRATCH, kf))
-        self.Sg = np.zeros((engine.N_SCRATCH, kg))
+        chunk = max(config.batch_size, engine.CHUNK)
+        self.Sf = np.zeros((engine.N_BUF, chunk, kf))
+        self.Sg = np.zeros((engine.N_BUF, chunk, kg))
         self.perm_f = np.arange(p.n, dtype=np.int64)
         self.perm_g = np.arange(p.m, dtype=np.int64)
         self.perm_fl = self.perm_f.copy()

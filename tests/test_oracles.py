@@ -38,20 +38,20 @@ def _fd_grad(fun, u):
 def _kernel_dirs(problem, part, q, x, y, z):
     """(D^x, D^y, D^z) contribution of one sample from coef + apply."""
     kf, kg = problem.n_coef
-    K = kf if part == "f" else kg
-    coef = np.zeros(K)
+    K = np.zeros((1, kf if part == "f" else kg))
     outs = np.zeros(problem.dim_x), np.zeros(problem.dim_y), \
         np.zeros(problem.dim_y)
+    idx = np.array([q])
     if part == "f":
         dispatch.coef_f(problem.code, problem.Xf, problem.yf, problem.params,
-                        q, x, y, z, coef)
+                        idx, 0, 1, x, y, z, K)
         dispatch.apply_f(problem.code, problem.Xf, problem.yf,
-                         problem.params, q, coef, coef, coef, *outs)
+                         problem.params, idx, 0, 1, K, K, K, *outs)
     else:
         dispatch.coef_g(problem.code, problem.Xg, problem.yg, problem.params,
-                        q, x, y, z, coef)
+                        idx, 0, 1, x, y, z, K)
         dispatch.apply_g(problem.code, problem.Xg, problem.yg,
-                         problem.params, q, coef, coef, coef, *outs)
+                         problem.params, idx, 0, 1, K, K, K, *outs)
     return outs
 
 
@@ -98,12 +98,13 @@ def test_full_pass_equals_closed_form_directions(small_data):
     x, y, z = (rng.standard_normal(p.dim_x), rng.standard_normal(p.dim_y),
                rng.standard_normal(p.dim_y))
     fx, fy, fz = np.zeros(p.dim_x), np.zeros(p.dim_y), np.zeros(p.dim_y)
-    Sf = np.zeros((engine.N_SCRATCH, p.n_coef[0]))
-    Sg = np.zeros((engine.N_SCRATCH, p.n_coef[1]))
-    engine._eval_mean_f(p.code, p.Xf, p.yf, p.params, np.arange(p.n), p.n,
-                        x, y, z, fx, fz, fy, Sf, False, np.zeros((1, 1)))
-    engine._eval_mean_g(p.code, p.Xg, p.yg, p.params, np.arange(p.m), p.m,
-                        x, y, z, fx, fy, fz, Sg, False, np.zeros((1, 2)))
+    # chunks of 16 samples, so the chunked accumulation is exercised
+    Sf = np.zeros((engine.N_BUF, 16, p.n_coef[0]))
+    Sg = np.zeros((engine.N_BUF, 16, p.n_coef[1]))
+    engine._mean_pass(True, p.code, p.Xf, p.yf, p.params, np.arange(p.n),
+                      p.n, x, y, z, fx, fy, fz, Sf, False, np.zeros((1, 1)))
+    engine._mean_pass(False, p.code, p.Xg, p.yg, p.params, np.arange(p.m),
+                      p.m, x, y, z, fx, fy, fz, Sg, False, np.zeros((1, 2)))
     rx, ry, rz = np.zeros(p.dim_x), np.zeros(p.dim_y), np.zeros(p.dim_y)
     dispatch.reg(p.code, p.params, x, y, z, rx, ry, rz)
     np.testing.assert_allclose(fx + rx, ex.grad_x_f(x, y) + ex.K.T @ z,

@@ -2,6 +2,15 @@
 
 numba caches functions over plain arrays but not functions that receive other
 jitted functions as arguments, so tasks are selected by an integer code.
+
+Calling convention: kernels act on the ``count`` samples
+``idx[start:start + count]`` of one part (UL rows for ``*_f``, LL rows for
+``*_g``).  ``coef_*`` writes the coefficients of the t-th sample at
+``(x, y, z)`` into ``K[t]``; ``apply_*`` adds ``sum_t L_q(Cx[t])`` to ``ox``
+(D^x), ``sum_t L_q(Cy[t])`` to ``oy`` (D^y) and ``sum_t L_q(Cz[t])`` to
+``oz`` (D^z).  Each is one small loop over the batch: LLVM vectorises such
+loops far better than one large fused function, and no array view is made
+per sample.
 """
 from numba import njit
 
@@ -10,27 +19,31 @@ from . import quadratic
 
 
 @njit(cache=True)
-def coef_f(task, Xf, yf, params, i, x, y, z, out):
+def coef_f(task, Xf, yf, params, idx, start, count, x, y, z, K):
     if task == QUADRATIC:
-        quadratic.coef_f(Xf, yf, params, i, x, y, z, out)
+        quadratic.coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
 
 
 @njit(cache=True)
-def coef_g(task, Xg, yg, params, j, x, y, z, out):
+def coef_g(task, Xg, yg, params, idx, start, count, x, y, z, K):
     if task == QUADRATIC:
-        quadratic.coef_g(Xg, yg, params, j, x, y, z, out)
+        quadratic.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
 
 
 @njit(cache=True)
-def apply_f(task, Xf, yf, params, i, cx, cy, cz, ox, oy, oz):
+def apply_f(task, Xf, yf, params, idx, start, count, Cx, Cy, Cz,
+            ox, oy, oz):
     if task == QUADRATIC:
-        quadratic.apply_f(Xf, yf, params, i, cx, cy, cz, ox, oy, oz)
+        quadratic.apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz,
+                          ox, oy, oz)
 
 
 @njit(cache=True)
-def apply_g(task, Xg, yg, params, j, cx, cy, cz, ox, oy, oz):
+def apply_g(task, Xg, yg, params, idx, start, count, Cx, Cy, Cz,
+            ox, oy, oz):
     if task == QUADRATIC:
-        quadratic.apply_g(Xg, yg, params, j, cx, cy, cz, ox, oy, oz)
+        quadratic.apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz,
+                          ox, oy, oz)
 
 
 @njit(cache=True)

@@ -1,4 +1,4 @@
-"""Finite-sum quadratic bilevel problem (task ``quadratic``), per-sample kernels.
+"""Finite-sum quadratic bilevel problem (task ``quadratic``), batch kernels.
 
 UL sample ``i`` has row ``[b_i | e_i]`` (``d_y + d_x`` numbers) and target
 ``s_i``; LL sample ``j`` has row ``[a_j | c_j]`` and target ``t_j``:
@@ -19,51 +19,78 @@ So the coefficients are ``k_i = [r_i]`` and ``k_j = [r_j, a_j.z]``, and
     D^z: -k_i[0] b_i  (f-part),  +k_j[1] a_j
 
 ``params = [d_x, d_y, ridge, lam]``.  One sample costs O(d_x + d_y).
+Kernels work on ``count`` samples ``idx[start:start + count]``; ``C*[t]``
+holds the coefficients of the t-th of them (see ``dispatch``).
 """
 from numba import njit
 
-from ..linalg import axpy, dot
+_FAST = {"reassoc", "contract", "nsz"}
 
 
-@njit(cache=True)
-def coef_f(Xf, yf, params, i, x, y, z, out):
+@njit(cache=True, fastmath=_FAST)
+def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
     dx = x.shape[0]
     dy = y.shape[0]
-    row = Xf[i]
-    out[0] = dot(row, 0, y, dy) + dot(row, dy, x, dx) - yf[i]
+    for t in range(count):
+        i = idx[start + t]
+        s = 0.0
+        for k in range(dy):
+            s += Xf[i, k] * y[k]
+        for k in range(dx):
+            s += Xf[i, dy + k] * x[k]
+        K[t, 0] = s - yf[i]
 
 
-@njit(cache=True)
-def coef_g(Xg, yg, params, j, x, y, z, out):
+@njit(cache=True, fastmath=_FAST)
+def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
     dx = x.shape[0]
     dy = y.shape[0]
-    row = Xg[j]
-    out[0] = dot(row, 0, y, dy) - dot(row, dy, x, dx) - yg[j]
-    out[1] = dot(row, 0, z, dy)
+    for t in range(count):
+        j = idx[start + t]
+        r = 0.0
+        w = 0.0
+        for k in range(dy):
+            r += Xg[j, k] * y[k]
+            w += Xg[j, k] * z[k]
+        for k in range(dx):
+            r -= Xg[j, dy + k] * x[k]
+        K[t, 0] = r - yg[j]
+        K[t, 1] = w
 
 
-@njit(cache=True)
-def apply_f(Xf, yf, params, i, cx, cy, cz, ox, oy, oz):
+@njit(cache=True, fastmath=_FAST)
+def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     dx = ox.shape[0]
     dy = oz.shape[0]
-    row = Xf[i]
-    if cx[0] != 0.0:
-        axpy(cx[0], row, dy, ox, dx)
-    if cz[0] != 0.0:
-        axpy(-cz[0], row, 0, oz, dy)
+    for t in range(count):
+        i = idx[start + t]
+        a = Cx[t, 0]
+        c = -Cz[t, 0]
+        if a != 0.0:
+            for k in range(dx):
+                ox[k] += a * Xf[i, dy + k]
+        if c != 0.0:
+            for k in range(dy):
+                oz[k] += c * Xf[i, k]
 
 
-@njit(cache=True)
-def apply_g(Xg, yg, params, j, cx, cy, cz, ox, oy, oz):
+@njit(cache=True, fastmath=_FAST)
+def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     dx = ox.shape[0]
     dy = oy.shape[0]
-    row = Xg[j]
-    if cx[1] != 0.0:
-        axpy(cx[1], row, dy, ox, dx)
-    if cy[0] != 0.0:
-        axpy(cy[0], row, 0, oy, dy)
-    if cz[1] != 0.0:
-        axpy(cz[1], row, 0, oz, dy)
+    for t in range(count):
+        j = idx[start + t]
+        a = Cx[t, 1]
+        by = Cy[t, 0]
+        cz = Cz[t, 1]
+        if a != 0.0:
+            for k in range(dx):
+                ox[k] += a * Xg[j, dy + k]
+        if by != 0.0 or cz != 0.0:
+            for k in range(dy):
+                v = Xg[j, k]
+                oy[k] += by * v
+                oz[k] += cz * v
 
 
 @njit(cache=True)
