@@ -245,10 +245,9 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
             moving_average(vx, rx, rho, k == 0)
         else:
             vx[:] = rx
-        kk = k + 1.0
-        a_k = alpha / kk ** fconf[F_EX]
-        b_k = beta / kk ** fconf[F_EY]
-        g_k = gamma / kk ** fconf[F_EZ]
+        a_k = _schedule(alpha, fconf[F_EX], k)
+        b_k = _schedule(beta, fconf[F_EY], k)
+        g_k = _schedule(gamma, fconf[F_EZ], k)
         total = 0.0
         for c in range(x.shape[0]):
             xp[c] = x[c]
@@ -265,6 +264,14 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
         if not math.isfinite(total):
             counters[STATUS] = DIVERGED
             break
+
+
+@njit(cache=True)
+def _schedule(c, e, k):
+    """Step size ``c / (k + 1)^e`` (constant when ``e = 0``)."""
+    if e == 0.0:
+        return c
+    return c / (k + 1.0) ** e
 
 
 @njit(cache=True)
