@@ -10,8 +10,8 @@ import numpy as np
 from benchopt import BaseObjective
 
 from benchmark_utils.metrics import evaluate, make_metrics
-from benchmark_utils.problem import make_problem
 from benchmark_utils.stopping import KeepDivergedCriterion
+from benchmark_utils.tasks import problem_from_data, starting_point
 
 
 class Objective(BaseObjective):
@@ -32,25 +32,14 @@ class Objective(BaseObjective):
         data = dict(task=task, X_train=X_train, y_train=y_train,
                     X_val=X_val, y_val=y_val, X_test=X_test, y_test=y_test,
                     **task_params)
-        if task == "quadratic":
-            dim_x = int(task_params["dim_x"])
-            dim_y = X_train.shape[1] - dim_x
-            params = [dim_x, dim_y, task_params["ridge"], task_params["lam"]]
-        else:
-            raise ValueError(f"task must be one of ['quadratic'], got {task!r}")
-        self.problem = make_problem(task, X_train, y_train, X_val, y_val,
-                                    params, dim_x, dim_y)
+        self.problem = problem_from_data(task, X_train, y_train, X_val,
+                                         y_val, **task_params)
         self.metrics = make_metrics(data)
 
     def get_objective(self):
         seed = self.get_seed(use_repetition=True)
-        rng = np.random.default_rng(seed)
-        p = self.problem
-        x0 = rng.standard_normal(p.dim_x)
-        y0 = rng.standard_normal(p.dim_y)
-        # |z0| about 0.1: inside the paper's clipping radius R = 1.
-        z0 = 0.1 * rng.standard_normal(p.dim_y) / np.sqrt(p.dim_y)
-        return dict(problem=p, x0=x0, y0=y0, z0=z0, seed=seed)
+        x0, y0, z0 = starting_point(self.problem, seed)
+        return dict(problem=self.problem, x0=x0, y0=y0, z0=z0, seed=seed)
 
     def evaluate_result(self, x, y, z, n_samples, diverged=False):
         return evaluate(self.metrics, x, y, z, n_samples, diverged)

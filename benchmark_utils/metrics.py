@@ -2,13 +2,18 @@
 
 ``value = H(x)``, ``grad_norm2 = |grad H(x)|^2``, ``inner_gap = |y - y*(x)|^2``,
 ``implicit_gap = |z - z*(x)|^2``, ``n_samples`` and ``epochs =
-n_samples / (n + m)``; on the quadratic task, also ``suboptimality =
+n_samples / (n + m)``.  On the quadratic task, also ``suboptimality =
 H(x) - H(x*)`` and ``dist_x_star = |x - x*| / |x*|``, all in closed form.
+On the logistic tasks y*(x) and z*(x) are solved to high accuracy
+(``exact_glm``) and the classification error rates of the model y*(x) on the
+train / validation / test sets are reported, with ``test_error_iterate``,
+the test error of the solver's own y.
 A run whose iterates are not finite is reported with ``diverged = 1`` and NaN
 metrics, which benchopt's stopping criterion records as *diverged*.
 """
 import numpy as np
 
+from .exact_glm import GLMExact
 from .exact_quadratic import QuadraticExact
 
 METRIC_KEYS = ("value", "grad_norm2", "inner_gap", "implicit_gap")
@@ -41,14 +46,49 @@ class QuadraticMetrics:
 
     def nan_metrics(self):
         return {k: np.nan for k in METRIC_KEYS + ("suboptimality",
-                                                   "dist_x_star")}
+                                                  "dist_x_star")}
+
+
+class GLMMetrics:
+    """Metrics of the logistic tasks (``logreg``, ``multilogreg``,
+    ``datacleaning``)."""
+
+    ERRORS = ("train_error", "val_error", "test_error", "test_error_iterate")
+
+    def __init__(self, data):
+        self.exact = GLMExact(data["task"], data)
+        self.n, self.m = data["X_val"].shape[0], data["X_train"].shape[0]
+        self.sets = [(data["X_train"], data["y_train"]),
+                     (data["X_val"], data["y_val"])]
+        if data.get("X_test") is not None:
+            self.sets.append((data["X_test"], data["y_test"]))
+
+    def __call__(self, x, y, z):
+        P = self.exact.P
+        ys, zs, grad = self.exact.solve(x)
+        out = dict(value=float(P.f(x, ys)),
+                   grad_norm2=float(grad @ grad),
+                   inner_gap=float(np.sum((y - ys) ** 2)),
+                   implicit_gap=float(np.sum((z - zs) ** 2)))
+        for name, (X, lab) in zip(self.ERRORS, self.sets):
+            out[name] = P.error(X, lab, ys)
+        if len(self.sets) == 3:
+            out["test_error_iterate"] = P.error(*self.sets[2], y)
+        return out
+
+    def nan_metrics(self):
+        return {k: np.nan for k in METRIC_KEYS + self.ERRORS}
 
 
 def make_metrics(data):
     """The metric evaluator of a dataset dict (by its ``task``)."""
     if data["task"] == "quadratic":
         return QuadraticMetrics(data)
-    raise ValueError(f"no metrics for task {data['task']!r}")
+    if data["task"] in ("logreg", "multilogreg", "datacleaning"):
+        return GLMMetrics(data)
+    raise ValueError(
+        "task must be one of ['datacleaning', 'logreg', 'multilogreg', "
+        f"'quadratic'], got {data['task']!r}")
 
 
 def evaluate(metrics, x, y, z, n_samples, diverged=False):

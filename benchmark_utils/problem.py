@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .problems import N_COEF, task_code
+from .problems import n_coef, task_code
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class Problem:
 
     @property
     def n_coef(self):
-        return N_COEF[self.code]
+        return n_coef(self.code, self.params)
 
 
 def as_array(a, ndim):

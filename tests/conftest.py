@@ -39,3 +39,24 @@ def small_data():
 def conv_data():
     """The convergence-test problem: n = 300, m = 400, d_x = 5, d_y = 10."""
     return make_quadratic(n=300, m=400, dim_x=5, dim_y=10, seed=1)
+
+
+def glm_data(task, n=30, m=40, p=5, C=3, seed=0):
+    """A small random dataset dict of a logistic task (DESIGN.md contract)."""
+    rng = np.random.default_rng(seed)
+    data = dict(task=task, X_train=rng.standard_normal((m, p)),
+                X_val=rng.standard_normal((n, p)),
+                X_test=rng.standard_normal((20, p)))
+    for key, size in (("y_train", m), ("y_val", n), ("y_test", 20)):
+        if task == "logreg":
+            data[key] = rng.choice([-1.0, 1.0], size)
+        else:
+            data[key] = rng.integers(0, C, size).astype(float)
+    if task != "logreg":
+        data["n_classes"] = C
+    if task == "datacleaning":
+        data["l2_reg"] = 0.2
+    return data
+
+
+GLM_TASKS = ("logreg", "multilogreg", "datacleaning")

@@ -10,10 +10,21 @@ Deterministic regularisation terms are evaluated exactly (ALGORITHMS.md §1,
 "Choice") by ``reg``.
 """
 
-QUADRATIC = 0
-TASKS = {"quadratic": QUADRATIC}
-# Number of coefficients per UL sample (f) and per LL sample (g).
-N_COEF = {QUADRATIC: (1, 2)}
+QUADRATIC, LOGREG, MULTILOGREG, DATACLEANING = 0, 1, 2, 3
+TASKS = {"quadratic": QUADRATIC, "logreg": LOGREG,
+         "multilogreg": MULTILOGREG, "datacleaning": DATACLEANING}
+
+
+def n_coef(code, params):
+    """Coefficients per UL sample (f) and per LL sample (g) of a task."""
+    if code == QUADRATIC:
+        return 1, 2
+    if code == LOGREG:
+        return 1, 2
+    C = int(params[1])
+    if code == MULTILOGREG:
+        return C, 2 * C
+    return C, 2 * C + 1
 
 
 def task_code(task):

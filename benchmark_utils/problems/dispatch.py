@@ -14,39 +14,75 @@ per sample.
 """
 from numba import njit
 
-from . import QUADRATIC
-from . import quadratic
+from . import DATACLEANING, LOGREG, MULTILOGREG, QUADRATIC
+from . import datacleaning, logreg, multilogreg, quadratic
 
 
 @njit(cache=True)
 def coef_f(task, Xf, yf, params, idx, start, count, x, y, z, K):
     if task == QUADRATIC:
         quadratic.coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
+    elif task == LOGREG:
+        logreg.coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
+    elif task == MULTILOGREG:
+        multilogreg.coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
+    elif task == DATACLEANING:
+        datacleaning.coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
 
 
 @njit(cache=True)
 def coef_g(task, Xg, yg, params, idx, start, count, x, y, z, K):
     if task == QUADRATIC:
         quadratic.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
+    elif task == LOGREG:
+        logreg.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
+    elif task == MULTILOGREG:
+        multilogreg.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
+    elif task == DATACLEANING:
+        datacleaning.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
 
 
 @njit(cache=True)
 def apply_f(task, Xf, yf, params, idx, start, count, Cx, Cy, Cz,
             ox, oy, oz):
     if task == QUADRATIC:
-        quadratic.apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz,
-                          ox, oy, oz)
+        quadratic.apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox,
+                          oy, oz)
+    elif task == LOGREG:
+        logreg.apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy,
+                       oz)
+    elif task == MULTILOGREG:
+        multilogreg.apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox,
+                            oy, oz)
+    elif task == DATACLEANING:
+        datacleaning.apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox,
+                             oy, oz)
 
 
 @njit(cache=True)
 def apply_g(task, Xg, yg, params, idx, start, count, Cx, Cy, Cz,
             ox, oy, oz):
     if task == QUADRATIC:
-        quadratic.apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz,
-                          ox, oy, oz)
+        quadratic.apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox,
+                          oy, oz)
+    elif task == LOGREG:
+        logreg.apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy,
+                       oz)
+    elif task == MULTILOGREG:
+        multilogreg.apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox,
+                            oy, oz)
+    elif task == DATACLEANING:
+        datacleaning.apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox,
+                             oy, oz)
 
 
 @njit(cache=True)
 def reg(task, params, x, y, z, rx, ry, rz):
     if task == QUADRATIC:
         quadratic.reg(params, x, y, z, rx, ry, rz)
+    elif task == LOGREG:
+        logreg.reg(params, x, y, z, rx, ry, rz)
+    elif task == MULTILOGREG:
+        multilogreg.reg(params, x, y, z, rx, ry, rz)
+    elif task == DATACLEANING:
+        datacleaning.reg(params, x, y, z, rx, ry, rz)

@@ -1,0 +1,75 @@
+"""Data hyper-cleaning (task ``datacleaning``, the MNIST experiment of the
+PnPBO paper, Section 6): one weight x_j per training sample.
+
+    f(x, y) = 1/n sum_i CE(W a_i, b_i)                         (validation)
+    g(x, y) = 1/m sum_j sigma(x_j) CE(W a_j, b_j) + C_r |y|^2    (training)
+
+``y = vec(W)`` class-major (``softmax_ce``), x in R^m.  Per LL sample j, with
+s = softmax(W a_j), v = Z a_j, w = sigma(x_j), w' = w (1 - w):
+
+    k_j = [w (s - e_b)  (C),  w (diag(s) - s s^T) v  (C),  w' (s - e_b).v]
+    D^y += k_j[:C] a_j^T,   D^z += k_j[C:2C] a_j^T,   D^x_j -= k_j[2C]
+
+(the last is -hess_xy G_j z: only coordinate j of x enters G_j).  UL samples
+are those of ``multilogreg`` (D^z -= (s_i - e_{b_i}) a_i^T).  The
+regularisation gives D^y += 2 C_r y, D^z += 2 C_r z.
+``params = [p, C, C_r]``.
+"""
+from numba import njit
+
+from .multilogreg import apply_f as _apply_f
+from .multilogreg import coef_f as _coef_f
+from .softmax_ce import add_outer2, class_dots, grad_coef, hvp_coef_label
+from .stable import sigmoid
+
+
+@njit(cache=True)
+def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
+    _coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
+
+
+@njit(cache=True)
+def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+    _apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
+
+
+@njit(cache=True)
+def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
+    p = int(params[0])
+    C = int(params[1])
+    for t in range(count):
+        j = idx[start + t]
+        label = int(yg[j])
+        w = sigmoid(x[j])
+        dw = w * sigmoid(-x[j])
+        class_dots(Xg, j, y, p, C, K, t, 0)
+        class_dots(Xg, j, z, p, C, K, t, C)
+        grad_coef(K, t, 0, C, label)
+        cross = 0.0
+        for c in range(C):
+            cross += K[t, c] * K[t, C + c]
+        hvp_coef_label(K, t, 0, C, C, label)
+        for c in range(2 * C):
+            K[t, c] *= w
+        K[t, 2 * C] = dw * cross
+
+
+@njit(cache=True)
+def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+    p = int(params[0])
+    C = int(params[1])
+    for t in range(count):
+        j = idx[start + t]
+        add_outer2(Xg, j, p, C, Cy, 0, Cz, C, t, oy, oz)
+        ox[j] -= Cx[t, 2 * C]
+
+
+@njit(cache=True)
+def reg(params, x, y, z, rx, ry, rz):
+    """D^x: none; D^y = 2 C_r y; D^z = 2 C_r z (written, not added)."""
+    two_c = 2.0 * params[2]
+    for k in range(x.shape[0]):
+        rx[k] = 0.0
+    for k in range(y.shape[0]):
+        ry[k] = two_c * y[k]
+        rz[k] = two_c * z[k]

@@ -1,0 +1,93 @@
+"""Binary logistic regression with one regularisation weight per feature
+(task ``logreg``, the IJCNN1 experiment of the PnPBO paper, Section 6).
+
+    f(x, y) = 1/n sum_i phi(b_i a_i.y)                      (validation)
+    g(x, y) = 1/m sum_j phi(b_j a_j.y) + 1/2 sum_k e^{x_k} y_k^2   (training)
+
+with phi(t) = log(1 + e^{-t}), labels b in {-1, +1}, x and y in R^p.
+Per sample (r = b a.y): grad_y phi = phi'(r) b a, hess_yy phi z =
+phi''(r) (a.z) a, and f and the data part of g do not depend on x, so
+
+    UL coefficient  k_i = [b_i phi'(r_i)]:        D^z -= k_i[0] a_i
+    LL coefficients k_j = [b_j phi'(r_j), phi''(r_j) a_j.z]:
+                                                  D^y += k_j[0] a_j,
+                                                  D^z += k_j[1] a_j
+
+and the regularisation gives, exactly at (x, y, z):
+D^x = -e^x * y * z (= -hess_xy g z), D^y += e^x * y, D^z += e^x * z.
+``params = [p]``.
+"""
+import math
+
+from numba import njit
+
+from .stable import logistic_d1, logistic_d2
+
+_FAST = {"reassoc", "contract", "nsz"}
+
+
+@njit(cache=True, fastmath=_FAST)
+def _dot_row(X, q, v, p):
+    s = 0.0
+    for k in range(p):
+        s += X[q, k] * v[k]
+    return s
+
+
+@njit(cache=True, fastmath=_FAST)
+def _axpy_row(a, X, q, out, p):
+    for k in range(p):
+        out[k] += a * X[q, k]
+
+
+@njit(cache=True)
+def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
+    p = y.shape[0]
+    for t in range(count):
+        i = idx[start + t]
+        b = yf[i]
+        K[t, 0] = b * logistic_d1(b * _dot_row(Xf, i, y, p))
+
+
+@njit(cache=True)
+def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
+    p = y.shape[0]
+    for t in range(count):
+        j = idx[start + t]
+        b = yg[j]
+        r = b * _dot_row(Xg, j, y, p)
+        K[t, 0] = b * logistic_d1(r)
+        K[t, 1] = logistic_d2(r) * _dot_row(Xg, j, z, p)
+
+
+@njit(cache=True)
+def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+    p = oz.shape[0]
+    for t in range(count):
+        c = -Cz[t, 0]
+        if c != 0.0:
+            _axpy_row(c, Xf, idx[start + t], oz, p)
+
+
+@njit(cache=True, fastmath=_FAST)
+def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+    p = oy.shape[0]
+    for t in range(count):
+        j = idx[start + t]
+        by = Cy[t, 0]
+        cz = Cz[t, 1]
+        if by != 0.0 or cz != 0.0:
+            for k in range(p):
+                v = Xg[j, k]
+                oy[k] += by * v
+                oz[k] += cz * v
+
+
+@njit(cache=True)
+def reg(params, x, y, z, rx, ry, rz):
+    """D^x = -e^x y z, D^y = e^x y, D^z = e^x z (written, not added)."""
+    for k in range(x.shape[0]):
+        w = math.exp(x[k])
+        rx[k] = -w * y[k] * z[k]
+        ry[k] = w * y[k]
+        rz[k] = w * z[k]

@@ -1,0 +1,77 @@
+"""Multinomial logistic regression with one regularisation weight per class
+(task ``multilogreg``, the covtype experiment of the PnPBO paper, Section 6).
+
+    f(x, y) = 1/n sum_i CE(W a_i, b_i)                                (validation)
+    g(x, y) = 1/m sum_j CE(W a_j, b_j) + sum_c e^{x_c} sum_k W_{c,k}^2  (training)
+
+``y = vec(W)`` class-major (``softmax_ce``), x in R^C.  Per sample, with
+s = softmax(W a), v = Z a (Z = z reshaped like W):
+
+    UL coefficients k_i = s_i - e_{b_i}  (C):   D^z -= k_i a_i^T
+    LL coefficients k_j = [s_j - e_{b_j}, (diag(s_j) - s_j s_j^T) v_j] (2C):
+                         D^y += k_j[:C] a_j^T,  D^z += k_j[C:] a_j^T
+
+Regularisation, exactly at (x, y, z): D^y += 2 e^{x_c} W_c, D^z += 2 e^{x_c}
+Z_c, D^x_c = -2 e^{x_c} <W_c, Z_c> (f has no x, the data part of g neither).
+``params = [p, C]``.
+"""
+import math
+
+from numba import njit
+
+from .softmax_ce import add_outer, add_outer2, class_dots, grad_coef, \
+    hvp_coef_label
+
+
+@njit(cache=True)
+def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
+    p = int(params[0])
+    C = int(params[1])
+    for t in range(count):
+        i = idx[start + t]
+        class_dots(Xf, i, y, p, C, K, t, 0)
+        grad_coef(K, t, 0, C, int(yf[i]))
+
+
+@njit(cache=True)
+def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
+    p = int(params[0])
+    C = int(params[1])
+    for t in range(count):
+        j = idx[start + t]
+        label = int(yg[j])
+        class_dots(Xg, j, y, p, C, K, t, 0)
+        class_dots(Xg, j, z, p, C, K, t, C)
+        grad_coef(K, t, 0, C, label)
+        hvp_coef_label(K, t, 0, C, C, label)
+
+
+@njit(cache=True)
+def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+    p = int(params[0])
+    C = int(params[1])
+    for t in range(count):
+        add_outer(Xf, idx[start + t], p, C, Cz, t, 0, -1.0, oz)
+
+
+@njit(cache=True)
+def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+    p = int(params[0])
+    C = int(params[1])
+    for t in range(count):
+        add_outer2(Xg, idx[start + t], p, C, Cy, 0, Cz, C, t, oy, oz)
+
+
+@njit(cache=True)
+def reg(params, x, y, z, rx, ry, rz):
+    """Exact regularisation parts (written, not added)."""
+    p = int(params[0])
+    C = int(params[1])
+    for c in range(C):
+        w = 2.0 * math.exp(x[c])
+        s = 0.0
+        for k in range(c * p, (c + 1) * p):
+            ry[k] = w * y[k]
+            rz[k] = w * z[k]
+            s += y[k] * z[k]
+        rx[c] = -w * s

@@ -1,0 +1,56 @@
+"""From a dataset dict (DESIGN.md contract) to the core's ``Problem`` and a
+seeded starting point, for every task."""
+import numpy as np
+
+from .problem import make_problem
+
+TASK_NAMES = ("datacleaning", "logreg", "multilogreg", "quadratic")
+
+
+def problem_from_data(task, X_train, y_train, X_val, y_val, **params):
+    """The ``Problem`` of a dataset: task parameters and the sizes of x, y.
+
+    quadratic: params [d_x, d_y, ridge, lam]; logreg: [p], x and y in R^p;
+    multilogreg: [p, C], x in R^C, y in R^{pC}; datacleaning: [p, C, C_r],
+    x in R^m (one weight per training sample), y in R^{pC}.
+    """
+    p = X_train.shape[1]
+    if task == "quadratic":
+        dim_x = int(params["dim_x"])
+        dim_y = p - dim_x
+        vec = [dim_x, dim_y, params["ridge"], params["lam"]]
+    elif task == "logreg":
+        dim_x = dim_y = p
+        vec = [p]
+    elif task == "multilogreg":
+        C = int(params["n_classes"])
+        dim_x, dim_y = C, p * C
+        vec = [p, C]
+    elif task == "datacleaning":
+        C = int(params["n_classes"])
+        dim_x, dim_y = X_train.shape[0], p * C
+        vec = [p, C, params.get("l2_reg", 0.2)]
+    else:
+        raise ValueError(
+            f"task must be one of {list(TASK_NAMES)}, got {task!r}")
+    return make_problem(task, X_train, y_train, X_val, y_val, vec, dim_x,
+                        dim_y)
+
+
+def starting_point(problem, seed):
+    """(x0, y0, z0) drawn from ``seed``.
+
+    quadratic: x0, y0 ~ N(0, I), z0 ~ N(0, 0.01 I / d_y) (|z0| ~ 0.1, inside
+    R = 1).  Logistic tasks: y0 ~ N(0, 1e-4 I), z0 = 0 and x0 = c + 0.1 N(0, I)
+    with c = log(0.01) for the regularisation weights (logreg,
+    multilogreg) and c = 0 for the sample weights of datacleaning
+    (sigma(0) = 1/2).
+    """
+    rng = np.random.default_rng(seed)
+    dx, dy = problem.dim_x, problem.dim_y
+    if problem.task == "quadratic":
+        return (rng.standard_normal(dx), rng.standard_normal(dy),
+                0.1 * rng.standard_normal(dy) / np.sqrt(dy))
+    c = 0.0 if problem.task == "datacleaning" else np.log(0.01)
+    return (c + 0.1 * rng.standard_normal(dx),
+            0.01 * rng.standard_normal(dy), np.zeros(dy))
