@@ -43,6 +43,72 @@ class QuadraticSamples:
         return self.lam * x, self.ridge * y, self.ridge * z
 
 
+class GLMSamples:
+    """Per-sample data parts and exact regularisation of the logistic tasks,
+    written from their definitions with plain NumPy (class-major y)."""
+
+    def __init__(self, data):
+        self.task = data["task"]
+        self.A, self.bA = data["X_train"], data["y_train"]
+        self.B, self.bB = data["X_val"], data["y_val"]
+        self.n, self.m = self.B.shape[0], self.A.shape[0]
+        self.p = self.A.shape[1]
+        self.C = int(data.get("n_classes", 1))
+        self.l2 = data.get("l2_reg", 0.0)
+        self.dx = {"logreg": self.p, "multilogreg": self.C,
+                   "datacleaning": self.m}[self.task]
+        self.dy = self.p if self.task == "logreg" else self.p * self.C
+
+    @staticmethod
+    def _sig(u):
+        return 1.0 / (1.0 + np.exp(-u))
+
+    def _soft(self, a, b, v):
+        W = v.reshape(self.C, self.p)
+        u = W @ a
+        s = np.exp(u - u.max())
+        s /= s.sum()
+        r = s.copy()
+        r[int(b)] -= 1.0
+        return s, r
+
+    def f_dirs(self, i, x, y, z):
+        a, b = self.B[i], self.bB[i]
+        if self.task == "logreg":
+            grad = -b * self._sig(-b * (a @ y)) * a
+        else:
+            grad = np.outer(self._soft(a, b, y)[1], a).ravel()
+        return np.zeros(self.dx), np.zeros(self.dy), -grad
+
+    def g_dirs(self, j, x, y, z):
+        a, b = self.A[j], self.bA[j]
+        Dx = np.zeros(self.dx)
+        if self.task == "logreg":
+            t = b * (a @ y)
+            grad = -b * self._sig(-t) * a
+            hz = self._sig(t) * self._sig(-t) * (a @ z) * a
+            return Dx, grad, hz
+        s, r = self._soft(a, b, y)
+        v = z.reshape(self.C, self.p) @ a
+        h = s * v - s * (s @ v)
+        grad, hz = np.outer(r, a).ravel(), np.outer(h, a).ravel()
+        if self.task == "datacleaning":
+            w = self._sig(x[j])
+            Dx[j] = -w * (1 - w) * (r @ v)
+            return Dx, w * grad, w * hz
+        return Dx, grad, hz
+
+    def reg(self, x, y, z):
+        if self.task == "logreg":
+            e = np.exp(x)
+            return -e * y * z, e * y, e * z
+        if self.task == "multilogreg":
+            e = np.repeat(2 * np.exp(x), self.p)
+            W, Z = y.reshape(self.C, self.p), z.reshape(self.C, self.p)
+            return -2 * np.exp(x) * np.sum(W * Z, axis=1), e * y, e * z
+        return np.zeros(self.dx), 2 * self.l2 * y, 2 * self.l2 * z
+
+
 def _mean(dirs):
     return [np.mean([d[k] for d in dirs], axis=0) for k in range(3)]
 
@@ -51,7 +117,8 @@ class ReferencePnPBO:
     """Algorithm 1 with estimators given by name, one iteration per call."""
 
     def __init__(self, data, cfg, x0, y0, z0, seed):
-        self.S = QuadraticSamples(data)
+        self.S = QuadraticSamples(data) if data["task"] == "quadratic" \
+            else GLMSamples(data)
         self.cfg = cfg
         self.u = [np.array(x0, float), np.array(y0, float),
                   np.array(z0, float)]

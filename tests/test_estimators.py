@@ -115,3 +115,34 @@ def test_clipping_is_by_norm():
     free = z.copy()
     clip_norm(free, math.inf)
     np.testing.assert_array_equal(free, z)
+
+
+@pytest.mark.parametrize("task", ["logreg", "multilogreg", "datacleaning"])
+@pytest.mark.parametrize("xyz, init", [
+    (("saga", "saga", "saga"), "full"),
+    (("zerosarah", "zerosarah", "zerosarah"), "minibatch"),
+    (("page", "zerosarah", "page"), "full"),
+    (("sgd", "storm", "sarah"), "full"),
+])
+def test_estimators_on_logistic_tasks_match_transcription(task, xyz, init):
+    """Same check on the logistic tasks: coefficient tables of C or 2C+1
+    numbers per sample, D^x of hyper-cleaning on one coordinate."""
+    from benchmark_utils.tasks import problem_from_data
+    from conftest import glm_data
+    data = glm_data(task, n=30, m=40, p=5, C=3)
+    P = problem_from_data(**data)
+    cfg = _cfg("sgd", estimator_x=xyz[0], estimator_y=xyz[1],
+               estimator_z=xyz[2], init=init, R=0.5, step_size=0.3)
+    rng = np.random.default_rng(2)
+    x0 = 0.3 * rng.standard_normal(P.dim_x)
+    y0 = 0.3 * rng.standard_normal(P.dim_y)
+    z0 = 0.1 * rng.standard_normal(P.dim_y)
+    run = PnPBORun(P, cfg, x0, y0, z0, 5)
+    ref = ReferencePnPBO(data, cfg, x0, y0, z0, 5)
+    for k in range(N_ITER):
+        run.run(1)
+        ref.step()
+        for name, a, b in zip("xyz", (run.x, run.y, run.z), ref.u):
+            err = np.linalg.norm(a - b) / max(1.0, np.linalg.norm(b))
+            assert err < 1e-12, f"{name} differs at iteration {k}: {err:.2e}"
+        assert run.n_samples == ref.n_samples

@@ -21,7 +21,7 @@ import math
 
 from numba import njit
 
-from .stable import logistic_d1, logistic_d2
+from .stable import logistic_d1_d2
 
 _FAST = {"reassoc", "contract", "nsz"}
 
@@ -40,13 +40,18 @@ def _axpy_row(a, X, q, out, p):
         out[k] += a * X[q, k]
 
 
+# Two short loops per kernel: first the dot products of all the batch's rows
+# (their memory loads overlap), then the nonlinearity on the stored margins.
+
 @njit(cache=True)
 def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
     p = y.shape[0]
     for t in range(count):
-        i = idx[start + t]
-        b = yf[i]
-        K[t, 0] = b * logistic_d1(b * _dot_row(Xf, i, y, p))
+        K[t, 0] = _dot_row(Xf, idx[start + t], y, p)
+    for t in range(count):
+        b = yf[idx[start + t]]
+        d1, _ = logistic_d1_d2(b * K[t, 0])
+        K[t, 0] = b * d1
 
 
 @njit(cache=True)
@@ -54,10 +59,13 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
     p = y.shape[0]
     for t in range(count):
         j = idx[start + t]
-        b = yg[j]
-        r = b * _dot_row(Xg, j, y, p)
-        K[t, 0] = b * logistic_d1(r)
-        K[t, 1] = logistic_d2(r) * _dot_row(Xg, j, z, p)
+        K[t, 0] = _dot_row(Xg, j, y, p)
+        K[t, 1] = _dot_row(Xg, j, z, p)
+    for t in range(count):
+        b = yg[idx[start + t]]
+        d1, d2 = logistic_d1_d2(b * K[t, 0])
+        K[t, 0] = b * d1
+        K[t, 1] = d2 * K[t, 1]
 
 
 @njit(cache=True)

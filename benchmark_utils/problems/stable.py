@@ -43,6 +43,17 @@ def logistic_d2(t):
 
 
 @njit(cache=True, inline="always")
+def logistic_d1_d2(t):
+    """(phi'(t), phi''(t)) with a single exponential, e = exp(-|t|)."""
+    e = math.exp(-abs(t))
+    inv = 1.0 / (1.0 + e)
+    s_pos = inv          # sigma(|t|)
+    s_neg = e * inv      # sigma(-|t|)
+    d1 = -s_neg if t >= 0.0 else -s_pos   # -sigma(-t)
+    return d1, s_pos * s_neg
+
+
+@njit(cache=True, inline="always")
 def softmax_row(K, t, off, C):
     """Replace ``K[t, off:off + C]`` (logits) by their softmax; return the
     log-sum-exp of the logits (max shifted out)."""
