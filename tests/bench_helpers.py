@@ -17,10 +17,11 @@ def solver_class(name):
     return next(s for s in benchmark().get_solvers() if s.name == name)
 
 
-def objective_for(dataset_params, repetition=0, base_seed=0):
-    """An Objective instance set on the Simulated dataset."""
+def objective_for(dataset_params, repetition=0, base_seed=0,
+                  dataset="Simulated"):
+    """An Objective instance set on a dataset (Simulated by default)."""
     bench = benchmark()
-    ds_cls = next(d for d in bench.get_datasets() if d.name == "Simulated")
+    ds_cls = next(d for d in bench.get_datasets() if d.name == dataset)
     dataset = ds_cls.get_instance(**dataset_params)
     objective = bench.get_benchmark_objective().get_instance()
     RunContext().set_run_context(objective, dataset, "dummy",
