@@ -60,3 +60,31 @@ def glm_data(task, n=30, m=40, p=5, C=3, seed=0):
 
 
 GLM_TASKS = ("logreg", "multilogreg", "datacleaning")
+
+
+def fd_grad(fun, u, h=1e-5):
+    """Central finite-difference gradient of a scalar function."""
+    g = np.zeros_like(u)
+    for k in range(u.size):
+        e = np.zeros_like(u)
+        e[k] = h
+        g[k] = (fun(u + e) - fun(u - e)) / (2 * h)
+    return g
+
+
+def kernel_dirs(problem, part, q, x, y, z):
+    """(D^x, D^y, D^z) contribution of one sample ("f": UL, "g": LL) from
+    the core's coefficient and apply kernels."""
+    from benchmark_utils.problems import dispatch
+    kf, kg = problem.n_coef
+    K = np.zeros((1, kf if part == "f" else kg))
+    out = (np.zeros(problem.dim_x), np.zeros(problem.dim_y),
+           np.zeros(problem.dim_y))
+    idx = np.array([q])
+    X, yv = (problem.Xf, problem.yf) if part == "f" else \
+        (problem.Xg, problem.yg)
+    coef = dispatch.coef_f if part == "f" else dispatch.coef_g
+    apply = dispatch.apply_f if part == "f" else dispatch.apply_g
+    coef(problem.code, X, yv, problem.params, idx, 0, 1, x, y, z, K)
+    apply(problem.code, X, yv, problem.params, idx, 0, 1, K, K, K, *out)
+    return out

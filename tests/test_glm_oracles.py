@@ -7,7 +7,7 @@ from scipy.special import expit, log_expit, logsumexp
 
 from benchmark_utils.problems import dispatch
 from benchmark_utils.tasks import problem_from_data
-from conftest import GLM_TASKS, glm_data
+from conftest import GLM_TASKS, fd_grad, glm_data, kernel_dirs
 
 
 def _losses(data):
@@ -42,30 +42,6 @@ def _losses(data):
     return F, G, R
 
 
-def _fd_grad(fun, u, h):
-    g = np.zeros_like(u)
-    for k in range(u.size):
-        e = np.zeros_like(u)
-        e[k] = h
-        g[k] = (fun(u + e) - fun(u - e)) / (2 * h)
-    return g
-
-
-def _dirs(problem, part, q, x, y, z):
-    kf, kg = problem.n_coef
-    K = np.zeros((1, kf if part == "f" else kg))
-    out = (np.zeros(problem.dim_x), np.zeros(problem.dim_y),
-           np.zeros(problem.dim_y))
-    idx = np.array([q])
-    X, yv = (problem.Xf, problem.yf) if part == "f" else \
-        (problem.Xg, problem.yg)
-    coef = dispatch.coef_f if part == "f" else dispatch.coef_g
-    apply = dispatch.apply_f if part == "f" else dispatch.apply_g
-    coef(problem.code, X, yv, problem.params, idx, 0, 1, x, y, z, K)
-    apply(problem.code, X, yv, problem.params, idx, 0, 1, K, K, K, *out)
-    return out
-
-
 @pytest.mark.parametrize("task", GLM_TASKS)
 @pytest.mark.parametrize("scale", [1.0, 8.0])
 def test_glm_oracles_match_finite_differences(task, scale):
@@ -86,18 +62,18 @@ def test_glm_oracles_match_finite_differences(task, scale):
         assert err < tol, f"{task} {what}: {err:.1e}"
 
     for i in (0, 5, P.n - 1):
-        Dx, Dy, Dz = _dirs(P, "f", i, x, y, z)
+        Dx, Dy, Dz = kernel_dirs(P, "f", i, x, y, z)
         close(Dx, 0.0 * Dx, "D^x f-part")  # f does not depend on x
         close(Dy, 0.0 * Dy, "D^y f-part")
-        close(Dz, -_fd_grad(lambda u: F(i, x, u), y, h), "grad_y F")
+        close(Dz, -fd_grad(lambda u: F(i, x, u), y, h), "grad_y F")
     for j in (0, 7, P.m - 1):
-        Dx, Dy, Dz = _dirs(P, "g", j, x, y, z)
+        Dx, Dy, Dz = kernel_dirs(P, "g", j, x, y, z)
 
         def grad_y(t):
-            return _fd_grad(lambda u: G(j, x, u), y + t * z, h)
+            return fd_grad(lambda u: G(j, x, u), y + t * z, h)
 
         def dir_x(t):  # d/dt grad_x G(x, y + t z)
-            return _fd_grad(lambda u: G(j, u, y + t * z), x, h)
+            return fd_grad(lambda u: G(j, u, y + t * z), x, h)
         close(Dy, grad_y(0.0), "grad_y G")
         close(Dz, (grad_y(h2) - grad_y(-h2)) / (2 * h2), "hess_yy G z", 1e-4)
         close(Dx, -(dir_x(h2) - dir_x(-h2)) / (2 * h2), "hess_xy G z", 1e-4)
@@ -106,10 +82,10 @@ def test_glm_oracles_match_finite_differences(task, scale):
     dispatch.reg(P.code, P.params, x, y, z, rx, ry, rz)
 
     def rgrad_y(t):
-        return _fd_grad(lambda u: R(x, u), y + t * z, h)
+        return fd_grad(lambda u: R(x, u), y + t * z, h)
 
     def rgrad_x(t):
-        return _fd_grad(lambda u: R(u, y + t * z), x, h)
+        return fd_grad(lambda u: R(u, y + t * z), x, h)
     close(ry, rgrad_y(0.0), "grad_y R")
     close(rz, (rgrad_y(h2) - rgrad_y(-h2)) / (2 * h2), "hess_yy R z", 1e-4)
     close(rx, -(rgrad_x(h2) - rgrad_x(-h2)) / (2 * h2), "hess_xy R z", 1e-4)
@@ -128,7 +104,7 @@ def test_glm_oracles_are_stable_at_extreme_inputs(task):
         y = sign * 1e4 * rng.standard_normal(P.dim_y)
         z = rng.standard_normal(P.dim_y)
         for part, q in (("f", 0), ("g", 1)):
-            for d in _dirs(P, part, q, x, y, z):
+            for d in kernel_dirs(P, part, q, x, y, z):
                 assert np.all(np.isfinite(d)), (task, part, sign)
     if task == "logreg":
         # phi'(t) -> 0 for t -> +inf and -> -1 for t -> -inf

@@ -7,7 +7,7 @@ import pytest
 from benchmark_utils import engine
 from benchmark_utils.exact_quadratic import QuadraticExact
 from benchmark_utils.problems import dispatch
-from conftest import problem_of
+from conftest import fd_grad, kernel_dirs, problem_of
 
 H = 1e-5
 
@@ -26,35 +26,6 @@ def _G(data, j, x, y):
     return 0.5 * r * r
 
 
-def _fd_grad(fun, u):
-    g = np.zeros_like(u)
-    for k in range(u.size):
-        e = np.zeros_like(u)
-        e[k] = H
-        g[k] = (fun(u + e) - fun(u - e)) / (2 * H)
-    return g
-
-
-def _kernel_dirs(problem, part, q, x, y, z):
-    """(D^x, D^y, D^z) contribution of one sample from coef + apply."""
-    kf, kg = problem.n_coef
-    K = np.zeros((1, kf if part == "f" else kg))
-    outs = np.zeros(problem.dim_x), np.zeros(problem.dim_y), \
-        np.zeros(problem.dim_y)
-    idx = np.array([q])
-    if part == "f":
-        dispatch.coef_f(problem.code, problem.Xf, problem.yf, problem.params,
-                        idx, 0, 1, x, y, z, K)
-        dispatch.apply_f(problem.code, problem.Xf, problem.yf,
-                         problem.params, idx, 0, 1, K, K, K, *outs)
-    else:
-        dispatch.coef_g(problem.code, problem.Xg, problem.yg, problem.params,
-                        idx, 0, 1, x, y, z, K)
-        dispatch.apply_g(problem.code, problem.Xg, problem.yg,
-                         problem.params, idx, 0, 1, K, K, K, *outs)
-    return outs
-
-
 @pytest.mark.parametrize("scale", [1.0, 30.0])
 def test_oracles_match_finite_differences(small_data, scale):
     data = small_data
@@ -65,24 +36,24 @@ def test_oracles_match_finite_differences(small_data, scale):
     z = rng.standard_normal(p.dim_y)
     tol = 1e-7 * scale ** 2
     for i in (0, 7, p.n - 1):
-        Dx, Dy, Dz = _kernel_dirs(p, "f", i, x, y, z)
-        gx = _fd_grad(lambda u: _F(data, i, u, y), x)
-        gy = _fd_grad(lambda u: _F(data, i, x, u), y)
+        Dx, Dy, Dz = kernel_dirs(p, "f", i, x, y, z)
+        gx = fd_grad(lambda u: _F(data, i, u, y), x, H)
+        gy = fd_grad(lambda u: _F(data, i, x, u), y, H)
         np.testing.assert_allclose(Dx, gx, atol=tol)
         np.testing.assert_allclose(Dy, 0.0)
         np.testing.assert_allclose(Dz, -gy, atol=tol)
     for j in (0, 11, p.m - 1):
-        Dx, Dy, Dz = _kernel_dirs(p, "g", j, x, y, z)
-        gy = _fd_grad(lambda u: _G(data, j, x, u), y)
+        Dx, Dy, Dz = kernel_dirs(p, "g", j, x, y, z)
+        gy = fd_grad(lambda u: _G(data, j, x, u), y, H)
         np.testing.assert_allclose(Dy, gy, atol=tol)
 
         # hess_yy G z = d/dt grad_y G(x, y + t z); hess_xy G z = d/dt
         # grad_x G(x, y + t z): central differences of FD gradients.
         def grad_y(t):
-            return _fd_grad(lambda u: _G(data, j, x, u), y + t * z)
+            return fd_grad(lambda u: _G(data, j, x, u), y + t * z, H)
 
         def grad_x(t):
-            return _fd_grad(lambda u: _G(data, j, u, y + t * z), x)
+            return fd_grad(lambda u: _G(data, j, u, y + t * z), x, H)
         h2 = 1e-3
         hvp = (grad_y(h2) - grad_y(-h2)) / (2 * h2)
         cross = (grad_x(h2) - grad_x(-h2)) / (2 * h2)
