@@ -3,8 +3,8 @@
 Run from the repository root::
 
     python -m benchmark_utils.bench [--solvers SPABA,SOBA] [--dim 100]
-        [--n 10000] [--batch-size 64] [--quick] [--skip-compile]
-        [--skip-memory] [--json PATH]
+        [--n 10000] [--batch-size 64] [--shape quadratic] [--quick]
+        [--skip-compile] [--skip-memory] [--json PATH]
 
 On the ``Simulated`` quadratic problem (d_x = d_y = ``--dim``, n = m =
 ``--n``) it measures, for each preset of ``presets.PRESETS``:
@@ -19,6 +19,30 @@ On the ``Simulated`` quadratic problem (d_x = d_y = ``--dim``, n = m =
    subprocesses, with a cold and with a warm numba cache;
 4. the peak resident memory of fresh subprocesses running each solver, and
    of one that only builds the problem.
+
+``--shape`` (``quadratic``: the problem above, the default; ``ijcnn1``,
+``covtype``, ``mnist``; ``all``: the four in turn) runs parts 1 and 2 on
+problems of the real datasets' shapes, built from seeded random data
+(standard normal features, uniformly random labels) of the exact sizes:
+
+* ijcnn1: task ``logreg``, 49 990 training / 91 701 validation rows, 22
+  features, labels -1 / +1;
+* covtype: task ``multilogreg``, 7 classes, 371 847 / 92 962 rows (and
+  116 203 test rows), 54 features;
+* mnist: task ``datacleaning``, 10 classes, C_r = 0.2, 20 000 / 5 000 rows
+  (and 10 000 test rows), 784 features;
+
+with the step size ``SHAPE_STEP_SIZE`` (small: nothing diverges) from the
+Objective's starting point (``tasks.starting_point``).  On the mnist shape it
+also measures part 4 (peak memory), and on every shape
+
+5. the time of one exact metric evaluation (``metrics.evaluate`` on
+   ``make_metrics`` of the dataset dict, test set included): a cold one (the
+   first, whose Newton-CG starts from zeros) and a warm one (the second, at
+   x + 1e-3, warm-started from the first).
+
+Each shape's figures are printed with their targets, and a summary of the
+targets ends the output.
 
 Timings are printed, never asserted.  Subprocesses import this module, so
 its top level only imports the standard library and numpy; the numba core is
@@ -48,6 +72,32 @@ LAUNCHER = ("import subprocess, sys; "
 NON_FULL = {"SPABA": dict(p=1e-9), "MSEBA": dict(p=1e-9),
             "SRBA": dict(period=10**9)}
 FULL_PASS_SOLVER = "SPABA"
+
+SHAPES = ("quadratic", "ijcnn1", "covtype", "mnist")
+SHAPE_STEP_SIZE = 1e-4
+# The real datasets' tasks and sizes (rows of X_train / X_val / X_test).
+SHAPE_SPECS = {
+    "ijcnn1": dict(task="logreg", n_features=22, n_train=49990, n_val=91701,
+                   n_test=None, params={}),
+    "covtype": dict(task="multilogreg", n_features=54, n_train=371847,
+                    n_val=92962, n_test=116203, params=dict(n_classes=7)),
+    "mnist": dict(task="datacleaning", n_features=784, n_train=20000,
+                  n_val=5000, n_test=10000,
+                  params=dict(n_classes=10, l2_reg=0.2)),
+}
+# Targets: us/iteration at batch 64, non-full iteration / SOBA, full pass /
+# numpy stream, peak RSS (MiB), one metric evaluation (s).
+SHAPE_TARGETS = {
+    "ijcnn1": dict(us=dict(SOBA=7, SABA=15, **{"MA-SABA": 15}, SFFBA=15)),
+    "covtype": dict(us=dict(SOBA=30, SABA=120, **{"MA-SABA": 120},
+                            SFFBA=120),
+                    full_pass=3.0, metric_s=5.0),
+    "mnist": dict(us=dict(SOBA=250, SABA=600, **{"MA-SABA": 600},
+                          SFFBA=600),
+                  peak_mib=1024.0, metric_s=2.0),
+}
+NON_FULL_TARGET = dict(SPABA=2.2, MSEBA=2.2)  # x SOBA, on every shape
+MEMORY_SHAPES = ("mnist",)
 
 FULL_SETTINGS = dict(warmup=300, target=0.5, repeats=5, stream_repeats=10,
                      memory_iters=2000, warm_per_solver=True)
@@ -87,8 +137,13 @@ def make_config(name, batch_size, **overrides):
 
 
 def make_run(problem, config, seed=0):
-    """A fresh ``PnPBORun`` from a seeded start point (|z0| about 0.1)."""
+    """A fresh ``PnPBORun`` from a seeded start point: on the quadratic task
+    x0, y0 ~ N(0, I), |z0| about 0.1; on the logistic tasks the Objective's
+    (``tasks.starting_point``)."""
     from .pnpbo import PnPBORun
+    if problem.task != "quadratic":
+        from .tasks import starting_point
+        return PnPBORun(problem, config, *starting_point(problem, seed), seed)
     rng = np.random.default_rng(seed)
     x0 = rng.standard_normal(problem.dim_x)
     y0 = rng.standard_normal(problem.dim_y)
@@ -108,9 +163,10 @@ def time_chunk(run, n_iter):
     return elapsed, run.iteration - k0, run.n_samples - s0
 
 
-def calibrate(run, target):
-    """Number of iterations that lasts about ``target`` seconds."""
-    n_iter = 16
+def calibrate(run, target, start=16):
+    """Number of iterations that lasts about ``target`` seconds (tries
+    ``start``, 4 ``start``, ... iterations until one lasts target / 10)."""
+    n_iter = start
     while True:
         elapsed, done, _ = time_chunk(run, n_iter)
         if run.diverged or done == 0:
@@ -120,11 +176,11 @@ def calibrate(run, target):
         n_iter *= 4
 
 
-def steady_state(problem, config, settings):
+def steady_state(problem, config, settings, start=16):
     """Median time per iteration / per sample evaluation of timed chunks."""
     run = make_run(problem, config)
     run.run(settings["warmup"])
-    n_iter = calibrate(run, settings["target"])
+    n_iter = calibrate(run, settings["target"], start)
     chunks = [time_chunk(run, n_iter) for _ in range(settings["repeats"])]
     chunks = [c for c in chunks if c[1] > 0]
     if not chunks:
@@ -148,10 +204,16 @@ def stream_time(problem, repeats):
     return best
 
 
-def full_pass_figures(problem, batch_size, settings):
-    """One full pass (SPABA with p = 1) against streaming the data once."""
-    config = make_config(FULL_PASS_SOLVER, batch_size, p=1.0)
-    res = steady_state(problem, config, dict(settings, warmup=5))
+def full_pass_figures(problem, batch_size, settings, warmup=5, start=16,
+                      **overrides):
+    """One full pass (SPABA with p = 1) against streaming the data once.
+
+    ``warmup`` passes first; ``start`` is the calibration's first chunk (in
+    passes: small on large data, where one pass lasts a good fraction of a
+    second); ``overrides`` go to the config (e.g. ``step_size``).
+    """
+    config = make_config(FULL_PASS_SOLVER, batch_size, p=1.0, **overrides)
+    res = steady_state(problem, config, dict(settings, warmup=warmup), start)
     nbytes = problem.Xf.nbytes + problem.Xg.nbytes
     stream = stream_time(problem, settings["stream_repeats"])
     res.update(samples=problem.n + problem.m, data_mib=nbytes / 2**20,
@@ -292,7 +354,8 @@ def save_problem(problem, path):
     """Write the problem's arrays to ``path`` (.npz) for memory children."""
     np.savez(path, Xf=problem.Xf, yf=problem.yf, Xg=problem.Xg,
              yg=problem.yg, params=problem.params,
-             dims=np.array([problem.dim_x, problem.dim_y]))
+             dims=np.array([problem.dim_x, problem.dim_y]),
+             task=np.array(problem.task))
 
 
 def load_problem(path):
@@ -300,11 +363,12 @@ def load_problem(path):
     from .problem import make_problem
     with np.load(path) as d:
         dim_x, dim_y = (int(v) for v in d["dims"])
-        return make_problem("quadratic", d["Xg"], d["yg"], d["Xf"], d["yf"],
+        task = str(d["task"]) if "task" in d.files else "quadratic"
+        return make_problem(task, d["Xg"], d["yg"], d["Xf"], d["yf"],
                             d["params"], dim_x, dim_y)
 
 
-def child_memory(name, path, batch_size, n_iter):
+def child_memory(name, path, batch_size, n_iter, step_size=STEP_SIZE):
     """Child side: build the problem, optionally run a solver, report RSS.
 
     The problem is rebuilt from the parent's saved arrays (generating it
@@ -320,7 +384,8 @@ def child_memory(name, path, batch_size, n_iter):
     if name is not None:
         make_run(tiny_problem(), make_config(name, 2)).run(2)
         result["rss_loaded_mib"] = current_rss_mib()
-        run = make_run(problem, make_config(name, batch_size))
+        run = make_run(problem, make_config(name, batch_size,
+                                            step_size=step_size))
         run.run(n_iter)
         result["diverged"] = run.diverged
     result.update(peak_mib=peak_rss_mib(), hwm_mib=hwm_mib(),
@@ -328,13 +393,15 @@ def child_memory(name, path, batch_size, n_iter):
     emit(result)
 
 
-def memory_code(name, path, batch_size, n_iter):
+def memory_code(name, path, batch_size, n_iter, step_size=STEP_SIZE):
     """Code string of a memory child (``name=None``: baseline)."""
     return ("from benchmark_utils.bench import child_memory; "
-            f"child_memory({name!r}, {str(path)!r}, {batch_size}, {n_iter})")
+            f"child_memory({name!r}, {str(path)!r}, {batch_size}, {n_iter}, "
+            f"{step_size!r})")
 
 
-def memory_figures(names, path, batch_size, n_iter, jobs):
+def memory_figures(names, path, batch_size, n_iter, jobs,
+                   step_size=STEP_SIZE):
     """Peak RSS of a baseline child and of one child per solver.
 
     Up to ``jobs`` children run at once (memory figures are per process, so
@@ -345,11 +412,184 @@ def memory_figures(names, path, batch_size, n_iter, jobs):
     while todo or running:
         while todo and len(running) < jobs:
             name = todo.pop(0)
-            code = memory_code(name, path, batch_size, n_iter)
+            code = memory_code(name, path, batch_size, n_iter, step_size)
             running.append((name, start_child(code, launcher=True)))
         name, proc = running.pop(0)
         results["baseline" if name is None else name] = finish_child(proc)
     return results
+
+
+# --------------------------------------------------------------------------
+# Real shapes: random data of the datasets' sizes, part 5 (metric time)
+# --------------------------------------------------------------------------
+def shape_labels(rng, spec, n):
+    """``n`` random labels of a shape's task: -1.0 / +1.0 (logreg), else
+    classes 0..C-1 stored as float64 (multilogreg, datacleaning)."""
+    if spec["task"] == "logreg":
+        return 2.0 * rng.integers(0, 2, n) - 1.0
+    return rng.integers(0, spec["params"]["n_classes"], n).astype(np.float64)
+
+
+def shape_data(shape, seed=0):
+    """Dataset dict (DESIGN.md contract, test set not drawn yet) of seeded
+    random data of ``shape``'s sizes: N(0, 1) features, uniform labels."""
+    spec = SHAPE_SPECS[shape]
+    rng = np.random.default_rng([seed, 0])
+    data = dict(task=spec["task"], X_test=None, y_test=None,
+                **spec["params"])
+    for part in ("train", "val"):
+        n = spec["n_" + part]
+        data["X_" + part] = rng.standard_normal((n, spec["n_features"]))
+        data["y_" + part] = shape_labels(rng, spec, n)
+    return data
+
+
+def add_test_set(data, shape, seed=0):
+    """Draw the test set of ``shape`` into ``data`` (ijcnn1: the validation
+    set, as the dataset does: LIBSVM ships no third set)."""
+    spec = SHAPE_SPECS[shape]
+    if spec["n_test"] is None:
+        data["X_test"], data["y_test"] = data["X_val"], data["y_val"]
+        return
+    rng = np.random.default_rng([seed, 1])
+    data["X_test"] = rng.standard_normal((spec["n_test"],
+                                          spec["n_features"]))
+    data["y_test"] = shape_labels(rng, spec, spec["n_test"])
+
+
+def shape_problem(data, shape):
+    """The core's ``Problem`` of a shape's dataset dict (arrays shared)."""
+    from .tasks import problem_from_data
+    return problem_from_data(data["task"], data["X_train"], data["y_train"],
+                             data["X_val"], data["y_val"],
+                             **SHAPE_SPECS[shape]["params"])
+
+
+def count_calls(obj, names):
+    """Count the calls of methods ``names`` of ``obj`` (instance wrappers);
+    returns the live dict of counts."""
+    counts = dict.fromkeys(names, 0)
+    for name in names:
+        def wrapper(*a, _method=getattr(obj, name), _name=name, **k):
+            counts[_name] += 1
+            return _method(*a, **k)
+        setattr(obj, name, wrapper)
+    return counts
+
+
+def metric_figures(data, problem, seed=0):
+    """Part 5: ``make_metrics(data)``, then one cold evaluation at the
+    starting point (Newton-CG and CG from zeros) and one warm evaluation at
+    x + 1e-3 (warm-started from the first), each timed on its own.
+
+    Newton steps and Hessian-vector products are counted through instance
+    wrappers of the task's oracles (negligible next to one product).
+    """
+    from .metrics import evaluate, make_metrics
+    from .tasks import starting_point
+    x, y, z = starting_point(problem, seed)
+    t0 = time.perf_counter()
+    metrics = make_metrics(data)
+    res = dict(make_metrics_s=time.perf_counter() - t0)
+    counts = count_calls(metrics.exact.P, ("hess_setup", "hvp"))
+    for label, x_eval in (("cold", x), ("warm", x + 1e-3)):
+        for key in counts:
+            counts[key] = 0
+        t0 = time.perf_counter()
+        values = evaluate(metrics, x_eval, y, z, 0)
+        res[label + "_s"] = time.perf_counter() - t0
+        # One hess_setup per Newton step, plus one for z*'s CG.
+        res[label + "_newton_steps"] = counts["hess_setup"] - 1
+        res[label + "_hvps"] = counts["hvp"]
+        res[label + "_value"] = values["value"]
+        res[label + "_grad_norm2"] = values["grad_norm2"]
+    return res
+
+
+def shape_section(shape, args, settings, info, checks):
+    """Parts 1, 2, 4 (MEMORY_SHAPES only) and 5 on ``shape``; prints them,
+    appends the target checks to ``checks``, returns the figures."""
+    spec = SHAPE_SPECS[shape]
+    targets = SHAPE_TARGETS.get(shape, {})
+    prefix = f"[{shape}] "
+    t0 = time.perf_counter()
+    data = shape_data(shape)
+    problem = shape_problem(data, shape)
+    res = dict(task=spec["task"], n_features=spec["n_features"],
+               n_train=spec["n_train"], n_val=spec["n_val"],
+               n_test=spec["n_test"], params=spec["params"],
+               dim_x=problem.dim_x, dim_y=problem.dim_y,
+               step_size=SHAPE_STEP_SIZE,
+               data_gen_s=time.perf_counter() - t0)
+    print_shape(shape, res, args.batch_size)
+    step = dict(step_size=SHAPE_STEP_SIZE)
+
+    res["steady"] = {name: steady_state(
+        problem, make_config(name, args.batch_size, **step), settings)
+        for name in args.solvers}
+    res["non_full"] = {name: steady_state(
+        problem, make_config(name, args.batch_size, **NON_FULL[name], **step),
+        settings) for name in args.solvers if name in NON_FULL}
+    print_steady(res["steady"], res["non_full"], prefix=prefix,
+                 targets=targets.get("us", {}))
+    checks.extend(steady_checks(shape, res["steady"], res["non_full"],
+                                targets.get("us", {})))
+
+    res["full_pass"] = full_pass_figures(problem, args.batch_size, settings,
+                                         warmup=1, start=1, **step)
+    print_full_pass(res["full_pass"], prefix=prefix,
+                    target=targets.get("full_pass"))
+    if "full_pass" in targets:
+        checks.append(check(shape, "full pass / numpy stream",
+                            res["full_pass"]["ratio"], targets["full_pass"],
+                            "x"))
+
+    if shape in MEMORY_SHAPES and not args.skip_memory:
+        with tempfile.TemporaryDirectory(prefix="bench_problem_") as tmp:
+            path = Path(tmp) / "problem.npz"
+            save_problem(problem, path)
+            res["memory"] = memory_figures(
+                args.solvers, path, args.batch_size, settings["memory_iters"],
+                jobs=min(2, info["nproc"] or 1), step_size=SHAPE_STEP_SIZE)
+        print_memory(res["memory"], settings["memory_iters"], prefix=prefix,
+                     target_mib=targets.get("peak_mib"))
+        if "peak_mib" in targets:
+            checks.extend(
+                check(shape, f"{name} peak RSS", r["peak_mib"],
+                      targets["peak_mib"], " MiB")
+                for name, r in res["memory"].items() if name != "baseline")
+
+    del problem  # shares the arrays of data
+    add_test_set(data, shape)
+    res["metric"] = metric_figures(data, shape_problem(data, shape))
+    del data
+    print_metric(res["metric"], prefix=prefix,
+                 target=targets.get("metric_s"))
+    if "metric_s" in targets:
+        checks.extend(check(shape, f"metric evaluation, {label}",
+                            res["metric"][label + "_s"], targets["metric_s"],
+                            " s") for label in ("cold", "warm"))
+    return res
+
+
+def check(shape, figure, value, target, unit):
+    """One target check: ``value <= target``."""
+    return dict(shape=shape, figure=figure, value=value, target=target,
+                unit=unit, ok=value is not None and value <= target)
+
+
+def steady_checks(shape, steady, non_full, us_targets):
+    """Checks of part 1: us/iter targets, non-full / SOBA targets."""
+    out = [check(shape, f"{name} us/iter", steady[name].get("us_per_iter"),
+                 target, " us")
+           for name, target in us_targets.items() if name in steady]
+    ref = steady.get("SOBA", {}).get("us_per_iter")
+    for name, target in NON_FULL_TARGET.items():
+        nf = non_full.get(name, {}).get("us_per_iter")
+        if nf is not None and ref:
+            out.append(check(shape, f"{name} non-full / SOBA", nf / ref,
+                             target, "x"))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -412,8 +652,8 @@ def print_table(title, headers, rows):
     sys.stdout.flush()
 
 
-def print_machine(info, args, settings):
-    """Header: machine, versions and problem size."""
+def print_machine(info, args, settings, shapes=("quadratic",)):
+    """Header: machine, versions and problem size(s)."""
     print("PnPBO core speed figures")
     print(f"  CPU      : {info['cpu']} "
           f"(platform.processor: {info['processor'] or '?'})")
@@ -421,21 +661,35 @@ def print_machine(info, args, settings):
     print(f"  platform : {info['platform']}")
     print(f"  versions : python {info['python']}, numpy {info['numpy']}, "
           f"numba {info['numba']}")
-    print(f"  problem  : Simulated quadratic, d_x = d_y = {args.dim}, "
-          f"n = m = {args.n} ({2 * args.n} samples), batch {args.batch_size}, "
-          f"step {STEP_SIZE:g}, float64")
+    if "quadratic" in shapes:
+        print(f"  problem  : Simulated quadratic, d_x = d_y = {args.dim}, "
+              f"n = m = {args.n} ({2 * args.n} samples), "
+              f"batch {args.batch_size}, step {STEP_SIZE:g}, float64")
+    real = [shape for shape in shapes if shape != "quadratic"]
+    if real:
+        print(f"  shapes   : {', '.join(real)}: seeded random data of the "
+              f"real sizes, batch {args.batch_size}, step "
+              f"{SHAPE_STEP_SIZE:g}, float64 (see each section)")
     print(f"  timing   : warm-up {settings['warmup']} it, "
           f"{settings['repeats']} chunks of ~{settings['target']} s, median"
           + ("  [--quick]" if args.quick else ""), flush=True)
 
 
-def print_steady(steady, non_full):
-    """Table of part 1."""
+def target_cell(value, target):
+    """``<=target ok`` / ``<=target MISS``, or '-' without a target."""
+    if target is None:
+        return "-"
+    status = "?" if value is None else ("ok" if value <= target else "MISS")
+    return f"<={target:g} {status}"
+
+
+def print_steady(steady, non_full, prefix="", targets=None):
+    """Table of part 1 (with ``targets``: us/iter and non-full targets)."""
     ref = steady.get("SOBA", {}).get("us_per_iter")
     rows = []
     for name, r in steady.items():
         nf = non_full.get(name, {})
-        rows.append([
+        row = [
             name + (" (diverged)" if r.get("diverged") else ""),
             fmt(r.get("us_per_iter"), ".2f"),
             fmt(r.get("ns_per_sample"), ".1f"),
@@ -445,25 +699,39 @@ def print_steady(steady, non_full):
             fmt(nf.get("us_per_iter"), ".2f"),
             fmt(nf.get("ns_per_sample"), ".1f"),
             fmt(nf["us_per_iter"] / ref if ref and "us_per_iter" in nf
-                else None, ".2f")])
+                else None, ".2f")]
+        if targets is not None:
+            row.insert(2, target_cell(r.get("us_per_iter"),
+                                      targets.get(name)))
+            row.append(target_cell(
+                nf["us_per_iter"] / ref if ref and "us_per_iter" in nf
+                else None, NON_FULL_TARGET.get(name) if nf else None))
+        rows.append(row)
+    headers = ["solver", "us/iter", "ns/sample", "samples/iter", "x SOBA",
+               "non-full us/iter", "non-full ns/sample", "non-full x SOBA"]
+    if targets is not None:
+        headers.insert(2, "target")
+        headers.append("target (x SOBA)")
     print_table(
-        "1. Steady state (non-full: PAGE p=1e-9 / SARAH period=1e9, "
-        "iterations after k=0 only)",
-        ["solver", "us/iter", "ns/sample", "samples/iter", "x SOBA",
-         "non-full us/iter", "non-full ns/sample", "non-full x SOBA"], rows)
+        prefix + "1. Steady state (non-full: PAGE p=1e-9 / SARAH "
+        "period=1e9, iterations after k=0 only)", headers, rows)
 
 
-def print_full_pass(fp):
-    """Table of part 2."""
+def print_full_pass(fp, prefix="", target=None):
+    """Table of part 2 (and its target, if any)."""
     rows = [[f"{FULL_PASS_SOLVER} p=1 (one full pass/iter)",
              fmt(fp["us_per_iter"], ".0f"), fmt(fp["ns_per_sample"], ".2f"),
              fmt(fp["pass_gbs"], ".2f"), fmt(fp["ratio"], ".2f")],
             ["numpy Xf.sum() + Xg.sum() (best)", fmt(fp["stream_us"], ".0f"),
              fmt(1e3 * fp["stream_us"] / fp["samples"], ".2f"),
              fmt(fp["stream_gbs"], ".2f"), "1.00"]]
-    print_table(f"2. Full pass over {fp['samples']} samples "
+    print_table(f"{prefix}2. Full pass over {fp['samples']} samples "
                 f"({fp['data_mib']:.1f} MiB of rows)",
                 ["", "us", "ns/sample", "GB/s", "x stream"], rows)
+    if target is not None:
+        print(f"  target: one full pass <= {target:g}x the numpy stream: "
+              f"{target_cell(fp['ratio'], target)} ({fp['ratio']:.2f}x)",
+              flush=True)
 
 
 def print_compile(comp):
@@ -486,8 +754,8 @@ def print_compile(comp):
           "(one engine function shared by every preset)")
 
 
-def print_memory(mem, n_iter):
-    """Table of part 4."""
+def print_memory(mem, n_iter, prefix="", target_mib=None):
+    """Table of part 4 (and the peak target, if any)."""
     base = mem["baseline"]
 
     def delta(a, b):
@@ -503,11 +771,62 @@ def print_memory(mem, n_iter):
             fmt(delta(r.get("rss_loaded_mib"), r["rss_build_mib"]), "+.1f"),
             fmt(delta(r["rss_end_mib"], r.get("rss_loaded_mib")), "+.1f"),
             fmt(r["rss_end_mib"], ".1f")])
-    print_table(f"4. Memory of a fresh subprocess, MiB (baseline: imports + "
-                f"problem only; solvers: + core load + {n_iter} iterations)",
+    print_table(f"{prefix}4. Memory of a fresh subprocess, MiB (baseline: "
+                f"imports + problem only; solvers: + core load + {n_iter} "
+                "iterations)",
                 ["", "peak (ru_maxrss)", "VmHWM", "peak - baseline",
                  "RSS after build",
                  "+ core load", "+ PnPBORun", "RSS at end"], rows)
+    if target_mib is not None:
+        solvers = {k: r for k, r in mem.items() if k != "baseline"}
+        worst = max(solvers, key=lambda k: solvers[k]["peak_mib"])
+        peak = solvers[worst]["peak_mib"]
+        print(f"  target: peak <= {target_mib:g} MiB for every solver: "
+              f"{target_cell(peak, target_mib)} (largest: {worst}, "
+              f"{peak:.1f} MiB)", flush=True)
+
+
+def print_shape(shape, res, batch_size):
+    """Header of a shape's section."""
+    p, params = res["n_features"], res["params"]
+    test = ("X_test = X_val" if res["n_test"] is None
+            else f"X_test {res['n_test']} x {p}")
+    extra = "".join(f", {k} {v}" for k, v in params.items())
+    print(f"\n=== Shape {shape}: task {res['task']}{extra}; seeded random "
+          "data: N(0, 1) features, uniform labels")
+    print(f"  X_train {res['n_train']} x {p}, X_val {res['n_val']} x {p} "
+          f"({test}, metric only); d_x = {res['dim_x']}, d_y = "
+          f"{res['dim_y']}; batch {batch_size}, step {res['step_size']:g}; "
+          f"data generated in {res['data_gen_s']:.1f} s", flush=True)
+
+
+def print_metric(m, prefix="", target=None):
+    """Table of part 5."""
+    rows = [["make_metrics(data)", fmt(m["make_metrics_s"], ".3f"), "-",
+             "-", "-"]]
+    for label, text in (("cold", "cold: first call (from zeros)"),
+                        ("warm", "warm: second call, x + 1e-3")):
+        rows.append([text, fmt(m[label + "_s"], ".3f"),
+                     str(m[label + "_newton_steps"]),
+                     str(m[label + "_hvps"]),
+                     target_cell(m[label + "_s"], target)])
+    print_table(f"{prefix}5. One metric evaluation, seconds (evaluate("
+                "make_metrics(data), x, y, z, n), test set included; x = "
+                "starting point)",
+                ["", "seconds", "Newton steps", "Hv products", "target"],
+                rows)
+
+
+def print_targets(checks):
+    """Summary of every target check of the shape sections."""
+    rows = [[c["shape"], c["figure"],
+             fmt(c["value"], ".2f") + c["unit"],
+             f"<= {c['target']:g}{c['unit']}",
+             "ok" if c["ok"] else "MISS"] for c in checks]
+    missed = sum(not c["ok"] for c in checks)
+    print_table(f"Targets on the real shapes: {len(checks) - missed} met, "
+                f"{missed} missed (one run; timings vary run to run)",
+                ["shape", "figure", "measured", "target", "status"], rows)
 
 
 # --------------------------------------------------------------------------
@@ -524,6 +843,10 @@ def parse_args(argv=None):
     parser.add_argument("--dim", type=int, default=100, help="d_x = d_y")
     parser.add_argument("--n", type=int, default=10000, help="n = m")
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument(
+        "--shape", choices=SHAPES + ("all",), default="quadratic",
+        help="problem: the Simulated quadratic one (default), random data "
+        "of a real dataset's shape, or all four in turn")
     parser.add_argument("--quick", action="store_true",
                         help="short timings, for a smoke test")
     parser.add_argument("--skip-compile", action="store_true")
@@ -541,12 +864,37 @@ def main(argv=None):
     """Measure and print every part; optionally write the JSON."""
     args = parse_args(argv)
     settings = QUICK_SETTINGS if args.quick else FULL_SETTINGS
+    shapes = SHAPES if args.shape == "all" else (args.shape,)
     info = machine_info()
-    print_machine(info, args, settings)
+    print_machine(info, args, settings, shapes)
     out = dict(machine=info, settings=dict(
         settings, dim=args.dim, n=args.n, m=args.n, batch_size=args.batch_size,
-        step_size=STEP_SIZE, quick=args.quick, solvers=args.solvers))
+        step_size=STEP_SIZE, quick=args.quick, solvers=args.solvers,
+        shape=args.shape, shape_step_size=SHAPE_STEP_SIZE))
 
+    if "quadratic" in shapes:
+        quadratic_section(args, settings, info, out)
+    else:
+        make_run(tiny_problem(), make_config(args.solvers[0], 2)).run(2)
+        if not args.skip_compile:  # problem-independent
+            out["compile"] = compile_figures(args.solvers,
+                                             settings["warm_per_solver"])
+            print_compile(out["compile"])
+    checks = []
+    for shape in shapes:
+        if shape != "quadratic":
+            out.setdefault("shapes", {})[shape] = shape_section(
+                shape, args, settings, info, checks)
+    if checks:
+        out["targets"] = checks
+        print_targets(checks)
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2))
+        print(f"\nfigures written to {args.json}")
+
+
+def quadratic_section(args, settings, info, out):
+    """Parts 1 to 4 on the Simulated quadratic problem, into ``out``."""
     problem = build_problem(args.dim, args.n)
     make_run(tiny_problem(), make_config(args.solvers[0], 2)).run(2)  # load
     out["steady"] = {name: steady_state(
@@ -571,9 +919,6 @@ def main(argv=None):
                 args.solvers, path, args.batch_size, settings["memory_iters"],
                 jobs=min(2, info["nproc"] or 1))
         print_memory(out["memory"], settings["memory_iters"])
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2))
-        print(f"\nfigures written to {args.json}")
 
 
 if __name__ == "__main__":
