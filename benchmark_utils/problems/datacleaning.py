@@ -19,7 +19,8 @@ from numba import njit
 
 from .multilogreg import apply_f as _apply_f
 from .multilogreg import coef_f as _coef_f
-from .softmax_ce import add_outer2, class_dots, grad_coef, hvp_coef_label
+from .softmax_ce import batch_add_outer2, batch_class_dots, grad_coef, \
+    hvp_coef_label
 from .stable import sigmoid
 
 
@@ -37,13 +38,13 @@ def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
 def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
     p = int(params[0])
     C = int(params[1])
+    batch_class_dots(Xg, idx, start, count, y, p, C, K, 0)
+    batch_class_dots(Xg, idx, start, count, z, p, C, K, C)
     for t in range(count):
         j = idx[start + t]
         label = int(yg[j])
         w = sigmoid(x[j])
         dw = w * sigmoid(-x[j])
-        class_dots(Xg, j, y, p, C, K, t, 0)
-        class_dots(Xg, j, z, p, C, K, t, C)
         grad_coef(K, t, 0, C, label)
         cross = 0.0
         for c in range(C):
@@ -58,10 +59,10 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
 def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     p = int(params[0])
     C = int(params[1])
+    batch_add_outer2(Xg, idx, start, count, p, C, Cy, 0, 1.0, oy,
+                     Cz, C, 1.0, oz)
     for t in range(count):
-        j = idx[start + t]
-        add_outer2(Xg, j, p, C, Cy, 0, Cz, C, t, oy, oz)
-        ox[j] -= Cx[t, 2 * C]
+        ox[idx[start + t]] -= Cx[t, 2 * C]
 
 
 @njit(cache=True)

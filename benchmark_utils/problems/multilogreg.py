@@ -19,7 +19,7 @@ import math
 
 from numba import njit
 
-from .softmax_ce import add_outer, add_outer2, class_dots, grad_coef, \
+from .softmax_ce import batch_add_outer2, batch_class_dots, grad_coef, \
     hvp_coef_label
 
 
@@ -27,21 +27,19 @@ from .softmax_ce import add_outer, add_outer2, class_dots, grad_coef, \
 def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
     p = int(params[0])
     C = int(params[1])
+    batch_class_dots(Xf, idx, start, count, y, p, C, K, 0)
     for t in range(count):
-        i = idx[start + t]
-        class_dots(Xf, i, y, p, C, K, t, 0)
-        grad_coef(K, t, 0, C, int(yf[i]))
+        grad_coef(K, t, 0, C, int(yf[idx[start + t]]))
 
 
 @njit(cache=True)
 def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
     p = int(params[0])
     C = int(params[1])
+    batch_class_dots(Xg, idx, start, count, y, p, C, K, 0)
+    batch_class_dots(Xg, idx, start, count, z, p, C, K, C)
     for t in range(count):
-        j = idx[start + t]
-        label = int(yg[j])
-        class_dots(Xg, j, y, p, C, K, t, 0)
-        class_dots(Xg, j, z, p, C, K, t, C)
+        label = int(yg[idx[start + t]])
         grad_coef(K, t, 0, C, label)
         hvp_coef_label(K, t, 0, C, C, label)
 
@@ -50,16 +48,16 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
 def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     p = int(params[0])
     C = int(params[1])
-    for t in range(count):
-        add_outer(Xf, idx[start + t], p, C, Cz, t, 0, -1.0, oz)
+    batch_add_outer2(Xf, idx, start, count, p, C, Cz, 0, -1.0, oz,
+                     Cz, 0, 0.0, oz)
 
 
 @njit(cache=True)
 def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     p = int(params[0])
     C = int(params[1])
-    for t in range(count):
-        add_outer2(Xg, idx[start + t], p, C, Cy, 0, Cz, C, t, oy, oz)
+    batch_add_outer2(Xg, idx, start, count, p, C, Cy, 0, 1.0, oy,
+                     Cz, C, 1.0, oz)
 
 
 @njit(cache=True)
