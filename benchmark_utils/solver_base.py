@@ -82,4 +82,3 @@ class PnPBOSolver(BaseSolver):
 
     def get_result(self):
         return self.state.result()
-

@@ -89,8 +89,7 @@ def test_page_p1_is_full_batch_gradient_descent(small_data):
 
 @pytest.mark.parametrize("est", ["saga", "zerosarah"])
 @pytest.mark.parametrize("init", ["full", "minibatch"])
-def test_table_mean_is_full_direction_at_memory_points(small_data, est,
-                                                        init):
+def test_table_mean_is_full_direction_at_memory_points(small_data, est, init):
     """Tbar_d = mean_q D_q(w_q): the data part of the full direction with
     every sample evaluated at its memory point w_q (0 if never visited)."""
     run, ref = _compare(small_data, _cfg(est, init=init), n_iter=15)

@@ -33,10 +33,10 @@ def test_named_solver_is_its_pnpbo_setting(name):
     pnp = dict(own, estimator_x=cfg.estimator_x,
                estimator_y=cfg.estimator_y, estimator_z=cfg.estimator_z,
                ma=cfg.ma, rho=cfg.rho, R=cfg.R, p=cfg.p, rho_bar=cfg.rho_bar,
-        storm_a=cfg.storm_a, period=cfg.period, init=cfg.init,
-        large_batch=cfg.large_batch, exponent_x=cfg.exponent_x,
-        exponent_yz=cfg.exponent_y, step_size=cfg.step_size,
-        outer_ratio=cfg.outer_ratio, z_ratio=cfg.z_ratio)
+               storm_a=cfg.storm_a, period=cfg.period, init=cfg.init,
+               large_batch=cfg.large_batch, exponent_x=cfg.exponent_x,
+               exponent_yz=cfg.exponent_y, step_size=cfg.step_size,
+               outer_ratio=cfg.outer_ratio, z_ratio=cfg.z_ratio)
     ref = _run_solver(solver_class("PnPBO"), pnp, objective)
     for key in "xyz":
         np.testing.assert_array_equal(res[key], ref[key])
@@ -69,7 +69,8 @@ def test_metrics_are_reported_by_the_objective():
     ({"z_ratio": -2.0}, "z_ratio must be a finite number > 0"),
     ({"p": 0.0}, "p must be in (0, 1], got 0.0"),
     ({"p": 1.5}, "p must be in (0, 1], got 1.5"),
-    ({"estimator_y": "zerosarah", "rho_bar": 0.0}, "rho_bar must be in (0, 1], got 0.0"),
+    ({"estimator_y": "zerosarah", "rho_bar": 0.0},
+     "rho_bar must be in (0, 1], got 0.0"),
     ({"ma": "on", "rho": 2.0}, "rho must be in (0, 1], got 2.0"),
     ({"ma": "sometimes"}, "ma must be one of ['auto', 'on', 'off']"),
     ({"batch_size": 250},
