@@ -3,10 +3,11 @@
 numba invalidates a cached function only when *its own* source file changes,
 not when a function it calls (and inlines) changes in another module: after
 an update of ``problems/*.py`` the cached engine would silently run the old
-kernels.  ``ensure_fresh()`` hashes every source file of ``benchmark_utils``
-and, when the hash differs from the one recorded with the cache, deletes the
-package's numba cache files (``*.nbi``, ``*.nbc``) before anything is
-loaded.  It is called once, when ``benchmark_utils`` is imported.
+kernels.  ``ensure_fresh()`` hashes the source files of ``benchmark_utils``
+that hold numba code and, when the hash differs from the one recorded with
+the cache, deletes the package's numba cache files (``*.nbi``, ``*.nbc``)
+before anything is loaded.  It is called once, when ``benchmark_utils`` is
+imported.
 """
 import hashlib
 import os
@@ -17,10 +18,13 @@ STAMP = "core_sources.sha256"
 
 
 def sources_digest():
+    """sha256 of every package source file that contains numba code."""
     h = hashlib.sha256()
     for path in sorted(PACKAGE.rglob("*.py")):
-        h.update(str(path.relative_to(PACKAGE)).encode())
-        h.update(path.read_bytes())
+        text = path.read_bytes()
+        if b"njit" in text or b"intrinsic" in text:
+            h.update(str(path.relative_to(PACKAGE)).encode())
+            h.update(text)
     return h.hexdigest()
 
 

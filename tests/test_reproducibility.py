@@ -35,3 +35,25 @@ def test_repetitions_differ_and_replay():
     assert o0["seed"] == o0b["seed"] != o1["seed"]
     np.testing.assert_array_equal(o0["x0"], o0b["x0"])
     assert not np.array_equal(o0["x0"], o1["x0"])
+
+
+def test_numba_cache_is_dropped_when_a_kernel_source_changes(tmp_path,
+                                                             monkeypatch):
+    """A change to any file with numba code (not only the cached function's
+    own file) removes the cache files; other files do not."""
+    from benchmark_utils import numba_cache
+    pkg = tmp_path / "pkg"
+    (pkg / "__pycache__").mkdir(parents=True)
+    kernel = pkg / "kernel.py"
+    kernel.write_text("from numba import njit\n")
+    (pkg / "plain.py").write_text("x = 1\n")
+    monkeypatch.setattr(numba_cache, "PACKAGE", pkg)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    assert numba_cache.ensure_fresh()          # first stamp
+    cached = pkg / "__pycache__" / "engine.run-1.py311.nbi"
+    cached.write_text("index")
+    assert not numba_cache.ensure_fresh() and cached.exists()
+    (pkg / "plain.py").write_text("x = 2\n")   # not numba code
+    assert not numba_cache.ensure_fresh() and cached.exists()
+    kernel.write_text("from numba import njit\n# changed\n")
+    assert numba_cache.ensure_fresh() and not cached.exists()
