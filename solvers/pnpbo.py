@@ -16,7 +16,8 @@ class Solver(PnPBOSolver):
     preset = {}
     parameters = {
         **COMMON,
-        "estimator_x, estimator_y, estimator_z": [("page", "page", "page")],
+        "estimator_x": ["page"], "estimator_y": ["page"],
+        "estimator_z": ["page"],
         "ma": ["auto"], "rho": [0.1], "R": [1.0], "p": [0.01],
         "rho_bar": [0.1], "storm_a": [0.1], "period": [100],
         "init": ["full"], "large_batch": [0],
