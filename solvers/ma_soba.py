@@ -4,7 +4,7 @@ from benchmark_utils.solver_base import COMMON, PnPBOSolver
 
 class Solver(PnPBOSolver):
     """MA-SOBA: SOBA with a moving average of weight ``rho`` on the x
-    direction (Chen, Xu & Zhang, "Optimal algorithms for stochastic bilevel
+    direction (Chen, Xiao & Balasubramanian, "Optimal algorithms for stochastic bilevel
     optimization under relaxed smoothness conditions", JMLR 2024).
     """
     name = "MA-SOBA"

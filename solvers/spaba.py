@@ -3,7 +3,7 @@ from benchmark_utils.solver_base import COMMON, PnPBOSolver
 
 
 class Solver(PnPBOSolver):
-    """SPABA: PAGE on x, y and z, z clipped at R (Chu et al., "SPABA: A
+    """SPABA: PAGE on x, y and z, z clipped at R (Chu, Xu, Yao, Zhang, "SPABA: A
     single-loop and probabilistic stochastic bilevel algorithm achieving
     optimal sample complexity", ICML 2024; PnPBO paper).
 
