@@ -108,11 +108,15 @@ def test_glm_oracles_are_stable_at_extreme_inputs(task):
                 assert np.all(np.isfinite(d)), (task, part, sign)
     if task == "logreg":
         # phi'(t) -> 0 for t -> +inf and -> -1 for t -> -inf
-        from benchmark_utils.problems.stable import (logistic_d1,
-                                                     logistic_d2,
+        from benchmark_utils.problems.stable import (logistic_d1_d2,
                                                      logistic_loss)
-        assert logistic_d1(1e4) == 0.0 or abs(logistic_d1(1e4)) < 1e-300
-        assert logistic_d1(-1e4) == -1.0
-        assert logistic_d2(1e4) == 0.0 and logistic_d2(-1e4) == 0.0
+        d1_pos, d2_pos = logistic_d1_d2(1e4)
+        d1_neg, d2_neg = logistic_d1_d2(-1e4)
+        assert abs(d1_pos) < 1e-300 and d1_neg == -1.0
+        assert d2_pos == 0.0 and d2_neg == 0.0
+        for t in (-30.0, -1.0, 0.0, 2.5, 30.0):  # against scipy's expit
+            d1, d2 = logistic_d1_d2(t)
+            assert d1 == pytest.approx(-expit(-t), rel=1e-14)
+            assert d2 == pytest.approx(expit(t) * expit(-t), rel=1e-13)
         assert logistic_loss(-1e4) == 1e4 and logistic_loss(1e4) == 0.0
         assert logistic_loss(0.0) == pytest.approx(np.log(2), rel=1e-15)

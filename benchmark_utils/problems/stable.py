@@ -31,18 +31,6 @@ def logistic_loss(t):
 
 
 @njit(cache=True, inline="always")
-def logistic_d1(t):
-    """phi'(t) = -sigma(-t)."""
-    return -sigmoid(-t)
-
-
-@njit(cache=True, inline="always")
-def logistic_d2(t):
-    """phi''(t) = sigma(t) sigma(-t)."""
-    return sigmoid(t) * sigmoid(-t)
-
-
-@njit(cache=True, inline="always")
 def logistic_d1_d2(t):
     """(phi'(t), phi''(t)) with a single exponential, e = exp(-|t|)."""
     e = math.exp(-abs(t))
