@@ -29,24 +29,22 @@ COMPRESSED_SUFFIXES = ("", ".gz", ".bz2")
 CACHE_VERSION = 1
 
 
+def _open(path, mode):
+    """Open ``path`` for reading in ``mode`` ("rb" or "rt"), decompressing
+    ``.gz``/``.bz2``."""
+    path = Path(path)
+    opener = {".gz": gzip.open, ".bz2": bz2.open}.get(path.suffix, open)
+    return opener(path, mode)
+
+
 def open_binary(path):
     """Open ``path`` for binary reading, decompressing ``.gz``/``.bz2``."""
-    path = Path(path)
-    if path.suffix == ".gz":
-        return gzip.open(path, "rb")
-    if path.suffix == ".bz2":
-        return bz2.open(path, "rb")
-    return open(path, "rb")
+    return _open(path, "rb")
 
 
 def open_text(path):
     """Open ``path`` for text reading, decompressing ``.gz``/``.bz2``."""
-    path = Path(path)
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt")
-    if path.suffix == ".bz2":
-        return bz2.open(path, "rt")
-    return open(path, "r")
+    return _open(path, "rt")
 
 
 # What a damaged compressed stream raises: gzip.BadGzipFile and bz2's
