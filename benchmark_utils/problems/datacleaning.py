@@ -19,8 +19,8 @@ from numba import njit
 
 from .multilogreg import apply_f as _apply_f
 from .multilogreg import coef_f as _coef_f
-from .softmax_ce import batch_add_outer2, batch_class_dots, grad_coef, \
-    hvp_coef_label
+from .multilogreg import ll_coefs
+from .softmax_ce import batch_add_outer2
 from .stable import sigmoid
 
 
@@ -36,23 +36,14 @@ def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
 
 @njit(cache=True)
 def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
-    p = int(params[0])
     C = int(params[1])
-    batch_class_dots(Xg, idx, start, count, y, p, C, K, 0)
-    batch_class_dots(Xg, idx, start, count, z, p, C, K, C)
+    ll_coefs(Xg, yg, params, idx, start, count, y, z, K, 2 * C)
     for t in range(count):
         j = idx[start + t]
-        label = int(yg[j])
         w = sigmoid(x[j])
-        dw = w * sigmoid(-x[j])
-        grad_coef(K, t, 0, C, label)
-        cross = 0.0
-        for c in range(C):
-            cross += K[t, c] * K[t, C + c]
-        hvp_coef_label(K, t, 0, C, C, label)
         for c in range(2 * C):
             K[t, c] *= w
-        K[t, 2 * C] = dw * cross
+        K[t, 2 * C] *= w * sigmoid(-x[j])
 
 
 @njit(cache=True)

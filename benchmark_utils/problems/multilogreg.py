@@ -33,7 +33,10 @@ def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
 
 
 @njit(cache=True)
-def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
+def ll_coefs(Xg, yg, params, idx, start, count, y, z, K, cross_col):
+    """LL coefficients [s - e_b, (diag(s) - s s^T) v] of the batch; with
+    ``cross_col >= 0`` also ``(s - e_b).v`` in that column (needed by
+    ``datacleaning`` before v is replaced)."""
     p = int(params[0])
     C = int(params[1])
     batch_class_dots(Xg, idx, start, count, y, p, C, K, 0)
@@ -41,7 +44,17 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
     for t in range(count):
         label = int(yg[idx[start + t]])
         grad_coef(K, t, 0, C, label)
+        if cross_col >= 0:
+            cross = 0.0
+            for c in range(C):
+                cross += K[t, c] * K[t, C + c]
+            K[t, cross_col] = cross
         hvp_coef_label(K, t, 0, C, C, label)
+
+
+@njit(cache=True)
+def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
+    ll_coefs(Xg, yg, params, idx, start, count, y, z, K, -1)
 
 
 @njit(cache=True)
