@@ -20,7 +20,7 @@ from numba import njit
 from .multilogreg import apply_f as _apply_f
 from .multilogreg import coef_f as _coef_f
 from .multilogreg import ll_coefs
-from .softmax_ce import batch_add_outer2
+from .softmax_ce import batch_add_outer
 from .stable import sigmoid
 
 
@@ -50,8 +50,8 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
 def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     p = int(params[0])
     C = int(params[1])
-    batch_add_outer2(Xg, idx, start, count, p, C, Cy, 0, 1.0, oy,
-                     Cz, C, 1.0, oz)
+    batch_add_outer(Xg, idx, start, count, 2 * C, p, C, Cy, 1.0, oy, Cz,
+                    1.0, oz)
     for t in range(count):
         ox[idx[start + t]] -= Cx[t, 2 * C]
 

@@ -19,7 +19,7 @@ import math
 
 from numba import njit
 
-from .softmax_ce import batch_add_outer2, batch_class_dots, grad_coef, \
+from .softmax_ce import batch_add_outer, batch_class_dots, grad_coef, \
     hvp_coef_label
 
 
@@ -27,7 +27,7 @@ from .softmax_ce import batch_add_outer2, batch_class_dots, grad_coef, \
 def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
     p = int(params[0])
     C = int(params[1])
-    batch_class_dots(Xf, idx, start, count, y, p, C, K, 0)
+    batch_class_dots(Xf, idx, start, count, y, y, C, p, C, K)
     for t in range(count):
         grad_coef(K, t, 0, C, int(yf[idx[start + t]]))
 
@@ -39,8 +39,7 @@ def ll_coefs(Xg, yg, params, idx, start, count, y, z, K, cross_col):
     ``datacleaning`` before v is replaced)."""
     p = int(params[0])
     C = int(params[1])
-    batch_class_dots(Xg, idx, start, count, y, p, C, K, 0)
-    batch_class_dots(Xg, idx, start, count, z, p, C, K, C)
+    batch_class_dots(Xg, idx, start, count, y, z, 2 * C, p, C, K)
     for t in range(count):
         label = int(yg[idx[start + t]])
         grad_coef(K, t, 0, C, label)
@@ -61,16 +60,16 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
 def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     p = int(params[0])
     C = int(params[1])
-    batch_add_outer2(Xf, idx, start, count, p, C, Cz, 0, -1.0, oz,
-                     Cz, 0, 0.0, oz)
+    batch_add_outer(Xf, idx, start, count, C, p, C, Cz, -1.0, oz, Cz, 0.0,
+                    oz)
 
 
 @njit(cache=True)
 def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     p = int(params[0])
     C = int(params[1])
-    batch_add_outer2(Xg, idx, start, count, p, C, Cy, 0, 1.0, oy,
-                     Cz, C, 1.0, oz)
+    batch_add_outer(Xg, idx, start, count, 2 * C, p, C, Cy, 1.0, oy, Cz,
+                    1.0, oz)
 
 
 @njit(cache=True)

@@ -1,0 +1,63 @@
+"""The batch products of ``softmax_ce`` against plain NumPy: the short-row
+kernels (p < BLOCK_MIN_P) and the register-blocked ones for every class-row
+blocking (R = 2 .. 20: blocks of 3 and 2), with batch sizes that leave 0 to
+3 samples outside the four-sample groups."""
+import numpy as np
+import pytest
+
+from benchmark_utils.problems.softmax_ce import BLOCK_MIN_P, \
+    batch_add_outer, batch_class_dots
+
+WIDTHS = [13, BLOCK_MIN_P + 3]
+
+
+def _stack(A, B, C, p, R):
+    rows = [A.reshape(C, p), B.reshape(C, p)]
+    return np.vstack(rows)[:R]
+
+
+@pytest.mark.parametrize("C", [2, 3, 4, 5, 7, 10])
+@pytest.mark.parametrize("two", [False, True])
+@pytest.mark.parametrize("count", [1, 4, 6, 11])
+@pytest.mark.parametrize("p", WIDTHS)
+def test_batch_class_dots_matches_numpy(C, two, count, p):
+    rng = np.random.default_rng(C * 100 + count)
+    n = 20
+    X = rng.standard_normal((n, p))
+    A, B = rng.standard_normal(C * p), rng.standard_normal(C * p)
+    R = 2 * C if two else C
+    idx = rng.permutation(n)
+    start = 3
+    K = np.full((count, 2 * C + 1), 7.0)
+    batch_class_dots(X, idx, start, count, A, B, R, p, C, K)
+    rows = X[idx[start:start + count]]
+    expected = rows @ _stack(A, B, C, p, R).T
+    np.testing.assert_allclose(K[:, :R], expected, rtol=1e-13, atol=1e-13)
+    assert np.all(K[:, R:] == 7.0)  # columns past R untouched
+
+
+@pytest.mark.parametrize("C", [2, 3, 4, 5, 7, 10])
+@pytest.mark.parametrize("two", [False, True])
+@pytest.mark.parametrize("count", [1, 4, 6, 11])
+@pytest.mark.parametrize("p", WIDTHS)
+def test_batch_add_outer_matches_numpy(C, two, count, p):
+    rng = np.random.default_rng(C * 100 + count + 1)
+    n = 20
+    X = rng.standard_normal((n, p))
+    R = 2 * C if two else C
+    K1 = rng.standard_normal((count, 2 * C + 1))
+    K2 = rng.standard_normal((count, 2 * C + 1))
+    s1, s2 = -1.5, 0.25
+    O1, O2 = rng.standard_normal(C * p), rng.standard_normal(C * p)
+    O1_0, O2_0 = O1.copy(), O2.copy()
+    idx = rng.permutation(n)
+    start = 2
+    batch_add_outer(X, idx, start, count, R, p, C, K1, s1, O1, K2, s2, O2)
+    rows = X[idx[start:start + count]]
+    coef = np.hstack([s1 * K1[:, :C], s2 * K2[:, C:2 * C]])[:, :R]
+    add = np.zeros((2 * C, p))
+    add[:R] = coef.T @ rows
+    np.testing.assert_allclose(O1, O1_0 + add[:C].ravel(), rtol=1e-13,
+                               atol=1e-13)
+    np.testing.assert_allclose(O2, O2_0 + add[C:].ravel(), rtol=1e-13,
+                               atol=1e-13)
