@@ -49,14 +49,6 @@ def hvp_coef_label(K, t, off_g, off_v, C, label):
         K[t, off_v + c] = s * (K[t, off_v + c] - sv)
 
 
-@njit(cache=True, inline="always")
-def _row(A, B, C, p, r):
-    """Class row ``r`` of the stack ``[A; B]`` (each C rows of length p)."""
-    if r < C:
-        return A[r * p:(r + 1) * p]
-    return B[(r - C) * p:(r - C + 1) * p]
-
-
 # Rows shorter than this take the one-class-row-at-a-time kernels: with few
 # k iterations the remainders of the blocked loops cost more than the loads
 # that blocking saves (covtype, p = 54: 1.5-2x slower blocked; MNIST,
@@ -65,15 +57,18 @@ BLOCK_MIN_P = 128
 
 
 @njit(cache=True, inline="always")
-def _block(R, r):
-    """Size of the class-row block starting at ``r``: 3, or 2 so that no
-    block of 1 is left (R >= 2)."""
-    left = R - r
+def _block(C, c):
+    """Size of the class-row block starting at class ``c``: 3, or 2 so that
+    no block of 1 is left (C >= 2)."""
+    left = C - c
     return 2 if left == 2 or left == 4 else 3
 
 
 @njit(cache=True, fastmath=_FAST)
-def _dots4x3(x0, x1, x2, x3, wa, wb, wc, K, t, r, p):
+def _dots4x3(x0, x1, x2, x3, W, c, p, K, t, col):
+    wa = W[c * p:(c + 1) * p]
+    wb = W[(c + 1) * p:(c + 2) * p]
+    wc = W[(c + 2) * p:(c + 3) * p]
     s0 = s1 = s2 = s3 = 0.0
     u0 = u1 = u2 = u3 = 0.0
     v0 = v1 = v2 = v3 = 0.0
@@ -97,6 +92,7 @@ def _dots4x3(x0, x1, x2, x3, wa, wb, wc, K, t, r, p):
         v1 += w * a1
         v2 += w * a2
         v3 += w * a3
+    r = col + c
     K[t, r] = s0
     K[t + 1, r] = s1
     K[t + 2, r] = s2
@@ -112,7 +108,9 @@ def _dots4x3(x0, x1, x2, x3, wa, wb, wc, K, t, r, p):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _dots4x2(x0, x1, x2, x3, wa, wb, K, t, r, p):
+def _dots4x2(x0, x1, x2, x3, W, c, p, K, t, col):
+    wa = W[c * p:(c + 1) * p]
+    wb = W[(c + 1) * p:(c + 2) * p]
     s0 = s1 = s2 = s3 = 0.0
     u0 = u1 = u2 = u3 = 0.0
     for k in range(p):
@@ -130,6 +128,7 @@ def _dots4x2(x0, x1, x2, x3, wa, wb, K, t, r, p):
         u1 += w * a1
         u2 += w * a2
         u3 += w * a3
+    r = col + c
     K[t, r] = s0
     K[t + 1, r] = s1
     K[t + 2, r] = s2
@@ -140,7 +139,30 @@ def _dots4x2(x0, x1, x2, x3, wa, wb, K, t, r, p):
     K[t + 3, r + 1] = u3
 
 
+@njit(cache=True)
+def _dots_group(x0, x1, x2, x3, W, C, p, K, t, col):
+    """``K[t + i, col + c] = <W_c, x_i>`` for the four rows, all classes."""
+    c = 0
+    while c < C:
+        if _block(C, c) == 3:
+            _dots4x3(x0, x1, x2, x3, W, c, p, K, t, col)
+            c += 3
+        else:
+            _dots4x2(x0, x1, x2, x3, W, c, p, K, t, col)
+            c += 2
+
+
 @njit(cache=True, fastmath=_FAST)
+def _dots_one(xr, W, C, p, K, t, col):
+    for c in range(C):
+        w = W[c * p:(c + 1) * p]
+        s = 0.0
+        for k in range(p):
+            s += w[k] * xr[k]
+        K[t, col + c] = s
+
+
+@njit(cache=True)
 def batch_class_dots(X, idx, start, count, A, B, R, p, C, K):
     """``K[t, r] = <row r of [A; B], X[idx[start + t]]>`` for r < R and the
     whole batch (``R = C``: A only; ``R = 2C``: A then B)."""
@@ -155,55 +177,36 @@ def batch_class_dots(X, idx, start, count, A, B, R, p, C, K):
         x1 = X[idx[start + t + 1]]
         x2 = X[idx[start + t + 2]]
         x3 = X[idx[start + t + 3]]
-        r = 0
-        while r < R:
-            if _block(R, r) == 3:
-                _dots4x3(x0, x1, x2, x3, _row(A, B, C, p, r),
-                         _row(A, B, C, p, r + 1), _row(A, B, C, p, r + 2),
-                         K, t, r, p)
-                r += 3
-            else:
-                _dots4x2(x0, x1, x2, x3, _row(A, B, C, p, r),
-                         _row(A, B, C, p, r + 1), K, t, r, p)
-                r += 2
+        _dots_group(x0, x1, x2, x3, A, C, p, K, t, 0)
+        if R > C:
+            _dots_group(x0, x1, x2, x3, B, C, p, K, t, C)
         t += 4
     while t < count:
         xr = X[idx[start + t]]
-        for r in range(R):
-            w = _row(A, B, C, p, r)
-            s = 0.0
-            for k in range(p):
-                s += w[k] * xr[k]
-            K[t, r] = s
+        _dots_one(xr, A, C, p, K, t, 0)
+        if R > C:
+            _dots_one(xr, B, C, p, K, t, C)
         t += 1
 
 
-@njit(cache=True, inline="always")
-def _scaled(K1, K2, C, t, r, s1, s2):
-    """Coefficient of class row r for sample t: ``s1 K1[t, r]`` for the
-    rows of the first output, ``s2 K2[t, r]`` for those of the second."""
-    if r < C:
-        return s1 * K1[t, r]
-    return s2 * K2[t, r]
-
-
 @njit(cache=True, fastmath=_FAST)
-def _outer4x3(x0, x1, x2, x3, K1, K2, s1, s2, O1, O2, C, p, t, r):
-    a0 = _scaled(K1, K2, C, t, r, s1, s2)
-    a1 = _scaled(K1, K2, C, t + 1, r, s1, s2)
-    a2 = _scaled(K1, K2, C, t + 2, r, s1, s2)
-    a3 = _scaled(K1, K2, C, t + 3, r, s1, s2)
-    b0 = _scaled(K1, K2, C, t, r + 1, s1, s2)
-    b1 = _scaled(K1, K2, C, t + 1, r + 1, s1, s2)
-    b2 = _scaled(K1, K2, C, t + 2, r + 1, s1, s2)
-    b3 = _scaled(K1, K2, C, t + 3, r + 1, s1, s2)
-    c0 = _scaled(K1, K2, C, t, r + 2, s1, s2)
-    c1 = _scaled(K1, K2, C, t + 1, r + 2, s1, s2)
-    c2 = _scaled(K1, K2, C, t + 2, r + 2, s1, s2)
-    c3 = _scaled(K1, K2, C, t + 3, r + 2, s1, s2)
-    oa = _row(O1, O2, C, p, r)
-    ob = _row(O1, O2, C, p, r + 1)
-    oc = _row(O1, O2, C, p, r + 2)
+def _outer4x3(x0, x1, x2, x3, K, s, O, c, p, t, col):
+    r = col + c
+    a0 = s * K[t, r]
+    a1 = s * K[t + 1, r]
+    a2 = s * K[t + 2, r]
+    a3 = s * K[t + 3, r]
+    b0 = s * K[t, r + 1]
+    b1 = s * K[t + 1, r + 1]
+    b2 = s * K[t + 2, r + 1]
+    b3 = s * K[t + 3, r + 1]
+    c0 = s * K[t, r + 2]
+    c1 = s * K[t + 1, r + 2]
+    c2 = s * K[t + 2, r + 2]
+    c3 = s * K[t + 3, r + 2]
+    oa = O[c * p:(c + 1) * p]
+    ob = O[(c + 1) * p:(c + 2) * p]
+    oc = O[(c + 2) * p:(c + 3) * p]
     for k in range(p):
         u0 = x0[k]
         u1 = x1[k]
@@ -215,17 +218,18 @@ def _outer4x3(x0, x1, x2, x3, K1, K2, s1, s2, O1, O2, C, p, t, r):
 
 
 @njit(cache=True, fastmath=_FAST)
-def _outer4x2(x0, x1, x2, x3, K1, K2, s1, s2, O1, O2, C, p, t, r):
-    a0 = _scaled(K1, K2, C, t, r, s1, s2)
-    a1 = _scaled(K1, K2, C, t + 1, r, s1, s2)
-    a2 = _scaled(K1, K2, C, t + 2, r, s1, s2)
-    a3 = _scaled(K1, K2, C, t + 3, r, s1, s2)
-    b0 = _scaled(K1, K2, C, t, r + 1, s1, s2)
-    b1 = _scaled(K1, K2, C, t + 1, r + 1, s1, s2)
-    b2 = _scaled(K1, K2, C, t + 2, r + 1, s1, s2)
-    b3 = _scaled(K1, K2, C, t + 3, r + 1, s1, s2)
-    oa = _row(O1, O2, C, p, r)
-    ob = _row(O1, O2, C, p, r + 1)
+def _outer4x2(x0, x1, x2, x3, K, s, O, c, p, t, col):
+    r = col + c
+    a0 = s * K[t, r]
+    a1 = s * K[t + 1, r]
+    a2 = s * K[t + 2, r]
+    a3 = s * K[t + 3, r]
+    b0 = s * K[t, r + 1]
+    b1 = s * K[t + 1, r + 1]
+    b2 = s * K[t + 2, r + 1]
+    b3 = s * K[t + 3, r + 1]
+    oa = O[c * p:(c + 1) * p]
+    ob = O[(c + 1) * p:(c + 2) * p]
     for k in range(p):
         u0 = x0[k]
         u1 = x1[k]
@@ -235,7 +239,30 @@ def _outer4x2(x0, x1, x2, x3, K1, K2, s1, s2, O1, O2, C, p, t, r):
         ob[k] += b0 * u0 + b1 * u1 + b2 * u2 + b3 * u3
 
 
+@njit(cache=True)
+def _outer_group(x0, x1, x2, x3, K, s, O, C, p, t, col):
+    """``O_c += s sum_i K[t + i, col + c] x_i`` for the four rows, all
+    classes."""
+    c = 0
+    while c < C:
+        if _block(C, c) == 3:
+            _outer4x3(x0, x1, x2, x3, K, s, O, c, p, t, col)
+            c += 3
+        else:
+            _outer4x2(x0, x1, x2, x3, K, s, O, c, p, t, col)
+            c += 2
+
+
 @njit(cache=True, fastmath=_FAST)
+def _outer_one(xr, K, s, O, C, p, t, col):
+    for c in range(C):
+        a = s * K[t, col + c]
+        o = O[c * p:(c + 1) * p]
+        for k in range(p):
+            o[k] += a * xr[k]
+
+
+@njit(cache=True)
 def batch_add_outer(X, idx, start, count, R, p, C, K1, s1, O1, K2, s2, O2):
     """Add ``sum_t coef(t, r) X[idx[start + t]]`` to row r of ``[O1; O2]``
     for r < R, with ``coef(t, r) = s1 K1[t, r]`` (r < C) or ``s2 K2[t, r]``
@@ -250,24 +277,15 @@ def batch_add_outer(X, idx, start, count, R, p, C, K1, s1, O1, K2, s2, O2):
         x1 = X[idx[start + t + 1]]
         x2 = X[idx[start + t + 2]]
         x3 = X[idx[start + t + 3]]
-        r = 0
-        while r < R:
-            if _block(R, r) == 3:
-                _outer4x3(x0, x1, x2, x3, K1, K2, s1, s2, O1, O2, C, p, t,
-                          r)
-                r += 3
-            else:
-                _outer4x2(x0, x1, x2, x3, K1, K2, s1, s2, O1, O2, C, p, t,
-                          r)
-                r += 2
+        _outer_group(x0, x1, x2, x3, K1, s1, O1, C, p, t, 0)
+        if R > C:
+            _outer_group(x0, x1, x2, x3, K2, s2, O2, C, p, t, C)
         t += 4
     while t < count:
         xr = X[idx[start + t]]
-        for r in range(R):
-            c = _scaled(K1, K2, C, t, r, s1, s2)
-            o = _row(O1, O2, C, p, r)
-            for k in range(p):
-                o[k] += c * xr[k]
+        _outer_one(xr, K1, s1, O1, C, p, t, 0)
+        if R > C:
+            _outer_one(xr, K2, s2, O2, C, p, t, C)
         t += 1
 
 
