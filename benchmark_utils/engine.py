@@ -37,7 +37,7 @@ N_BUF = 8
 CHUNK = 256  # samples per chunk of a full pass
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _coef(is_f, task, X, yv, params, idx, start, count, x, y, z, K):
     if is_f:
         coef_f(task, X, yv, params, idx, start, count, x, y, z, K)
@@ -45,7 +45,7 @@ def _coef(is_f, task, X, yv, params, idx, start, count, x, y, z, K):
         coef_g(task, X, yv, params, idx, start, count, x, y, z, K)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply(is_f, task, X, yv, params, idx, start, count, Cx, Cy, Cz,
            ox, oy, oz):
     if is_f:
@@ -89,15 +89,19 @@ def _batch_pass(is_f, task, X, yv, params, idx, b, N, x, y, z, xp, yp, zp,
     u_{k-1}), then ``e_d += mean_q L_q(W[d,0] k_cur + W[d,1] k_prev +
     W[d,2] T_q)`` for each direction d; for memory methods also
     ``Tbar_d += L_q(k_cur - T_q) / N`` (``tmask[d]``: d keeps a table) and
-    ``T_q <- k_cur``."""
+    ``T_q <- k_cur``.  Each kernel has one call site (in loops over the
+    points and the outputs): numba inlines callees, and every extra call
+    site of a kernel multiplies the compile time."""
     K = S.shape[2]
     Kc = S[B_CUR]
     Kp = S[B_PREV]
     invb = 1.0 / b
     invN = 1.0 / N
-    _coef(is_f, task, X, yv, params, idx, 0, b, x, y, z, Kc)
-    if need_prev:
-        _coef(is_f, task, X, yv, params, idx, 0, b, xp, yp, zp, Kp)
+    for which in range(2 if need_prev else 1):
+        if which == 0:
+            _coef(is_f, task, X, yv, params, idx, 0, b, x, y, z, Kc)
+        else:
+            _coef(is_f, task, X, yv, params, idx, 0, b, xp, yp, zp, Kp)
     for t in range(b):
         q = idx[t]
         for c in range(K):
@@ -112,11 +116,13 @@ def _batch_pass(is_f, task, X, yv, params, idx, b, N, x, y, z, xp, yp, zp,
                 for d in range(3):
                     S[B_DX + d, t, c] = delta * tmask[d]
                 T[q, c] = kc
-    _apply(is_f, task, X, yv, params, idx, 0, b, S[B_CX], S[B_CY], S[B_CZ],
-           ex, ey, ez)
-    if upd_table:
-        _apply(is_f, task, X, yv, params, idx, 0, b, S[B_DX], S[B_DY],
-               S[B_DZ], tbx, tby, tbz)
+    for which in range(2 if upd_table else 1):
+        if which == 0:
+            _apply(is_f, task, X, yv, params, idx, 0, b, S[B_CX], S[B_CY],
+                   S[B_CZ], ex, ey, ez)
+        else:
+            _apply(is_f, task, X, yv, params, idx, 0, b, S[B_DX], S[B_DY],
+                   S[B_DZ], tbx, tby, tbz)
 
 
 @njit(cache=True)
@@ -181,20 +187,23 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
             fx[:] = 0.0
             fy[:] = 0.0
             fz[:] = 0.0
-            if fill or not large:
-                _mean_pass(True, task, Xf, yf, params, ident_f, n, x, y, z,
-                           fx, fy, fz, Sf, fill, Tf)
-                _mean_pass(False, task, Xg, yg, params, ident_g, m, x, y, z,
-                           fx, fy, fz, Sg, fill, Tg)
-                counters[N_SAMPLES] += n + m
-            else:
+            exact = fill or not large
+            if not exact:
                 draw_batch(rng, perm_fl, Bf)
                 draw_batch(rng, perm_gl, Bg)
-                _mean_pass(True, task, Xf, yf, params, perm_fl, Bf, x, y, z,
-                           fx, fy, fz, Sf, False, Tf)
-                _mean_pass(False, task, Xg, yg, params, perm_gl, Bg, x, y, z,
-                           fx, fy, fz, Sg, False, Tg)
-                counters[N_SAMPLES] += Bf + Bg
+            for part in range(2):  # one call site (see _batch_pass)
+                is_f = part == 0
+                if exact:
+                    ids = ident_f if is_f else ident_g
+                    cnt = n if is_f else m
+                else:
+                    ids = perm_fl if is_f else perm_gl
+                    cnt = Bf if is_f else Bg
+                _mean_pass(is_f, task, Xf if is_f else Xg,
+                           yf if is_f else yg, params, ids, cnt, x, y, z,
+                           fx, fy, fz, Sf if is_f else Sg, fill,
+                           Tf if is_f else Tg)
+                counters[N_SAMPLES] += cnt
             if fill:
                 for d in range(3):
                     tvec[d][:] = fvec[d]
@@ -223,16 +232,18 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
                 for c in range(e.shape[0]):
                     e[c] = cv * e[c] + ab * tb[c]
         tab_f = any_table and (tmask[0] != 0.0 or tmask[2] != 0.0)
-        if batch_f:
-            _batch_pass(True, task, Xf, yf, params, perm_f, b, n,
-                        x, y, z, xp, yp, zp, W, prev_f, tab_f, tab_f, tmask,
-                        Tf, ex, ey, ez, tbx, tby, tbz, Sf)
-            counters[N_SAMPLES] += b * (2 if prev_f else 1)
-        if batch_g:
-            _batch_pass(False, task, Xg, yg, params, perm_g, b, m,
-                        x, y, z, xp, yp, zp, W, prev_g, any_table, any_table,
-                        tmask, Tg, ex, ey, ez, tbx, tby, tbz, Sg)
-            counters[N_SAMPLES] += b * (2 if prev_g else 1)
+        for part in range(2):  # one call site (see _batch_pass)
+            is_f = part == 0
+            if not (batch_f if is_f else batch_g):
+                continue
+            prev = prev_f if is_f else prev_g
+            tab = tab_f if is_f else any_table
+            _batch_pass(is_f, task, Xf if is_f else Xg, yf if is_f else yg,
+                        params, perm_f if is_f else perm_g, b,
+                        n if is_f else m, x, y, z, xp, yp, zp, W, prev, tab,
+                        tab, tmask, Tf if is_f else Tg, ex, ey, ez,
+                        tbx, tby, tbz, Sf if is_f else Sg)
+            counters[N_SAMPLES] += b * (2 if prev else 1)
         for d in range(3):
             if rules[d, 0] != 0.0:
                 evec[d][:] = fvec[d]

@@ -24,12 +24,12 @@ from .softmax_ce import batch_add_outer
 from .stable import sigmoid
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
     _coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     _apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
 

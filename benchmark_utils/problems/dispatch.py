@@ -18,7 +18,7 @@ from . import DATACLEANING, LOGREG, MULTILOGREG, QUADRATIC
 from . import datacleaning, logreg, multilogreg, quadratic
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def coef_f(task, Xf, yf, params, idx, start, count, x, y, z, K):
     if task == QUADRATIC:
         quadratic.coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
@@ -30,7 +30,7 @@ def coef_f(task, Xf, yf, params, idx, start, count, x, y, z, K):
         datacleaning.coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def coef_g(task, Xg, yg, params, idx, start, count, x, y, z, K):
     if task == QUADRATIC:
         quadratic.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
@@ -42,7 +42,7 @@ def coef_g(task, Xg, yg, params, idx, start, count, x, y, z, K):
         datacleaning.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_f(task, Xf, yf, params, idx, start, count, Cx, Cy, Cz,
             ox, oy, oz):
     if task == QUADRATIC:
@@ -59,7 +59,7 @@ def apply_f(task, Xf, yf, params, idx, start, count, Cx, Cy, Cz,
                              oy, oz)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_g(task, Xg, yg, params, idx, start, count, Cx, Cy, Cz,
             ox, oy, oz):
     if task == QUADRATIC:
@@ -76,7 +76,7 @@ def apply_g(task, Xg, yg, params, idx, start, count, Cx, Cy, Cz,
                              oy, oz)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reg(task, params, x, y, z, rx, ry, rz):
     if task == QUADRATIC:
         quadratic.reg(params, x, y, z, rx, ry, rz)

@@ -64,7 +64,7 @@ def _block(C, c):
     return 2 if left == 2 or left == 4 else 3
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _dots4x3(x0, x1, x2, x3, W, c, p, K, t, col):
     wa = W[c * p:(c + 1) * p]
     wb = W[(c + 1) * p:(c + 2) * p]
@@ -107,7 +107,7 @@ def _dots4x3(x0, x1, x2, x3, W, c, p, K, t, col):
     K[t + 3, r + 2] = v3
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _dots4x2(x0, x1, x2, x3, W, c, p, K, t, col):
     wa = W[c * p:(c + 1) * p]
     wb = W[(c + 1) * p:(c + 2) * p]
@@ -139,7 +139,7 @@ def _dots4x2(x0, x1, x2, x3, W, c, p, K, t, col):
     K[t + 3, r + 1] = u3
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _dots_group(x0, x1, x2, x3, W, C, p, K, t, col):
     """``K[t + i, col + c] = <W_c, x_i>`` for the four rows, all classes."""
     c = 0
@@ -152,7 +152,7 @@ def _dots_group(x0, x1, x2, x3, W, C, p, K, t, col):
             c += 2
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _dots_one(xr, W, C, p, K, t, col):
     for c in range(C):
         w = W[c * p:(c + 1) * p]
@@ -162,7 +162,7 @@ def _dots_one(xr, W, C, p, K, t, col):
         K[t, col + c] = s
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FAST)
 def batch_class_dots(X, idx, start, count, A, B, R, p, C, K):
     """``K[t, r] = <row r of [A; B], X[idx[start + t]]>`` for r < R and the
     whole batch (``R = C``: A only; ``R = 2C``: A then B)."""
@@ -189,7 +189,7 @@ def batch_class_dots(X, idx, start, count, A, B, R, p, C, K):
         t += 1
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _outer4x3(x0, x1, x2, x3, K, s, O, c, p, t, col):
     r = col + c
     a0 = s * K[t, r]
@@ -217,7 +217,7 @@ def _outer4x3(x0, x1, x2, x3, K, s, O, c, p, t, col):
         oc[k] += c0 * u0 + c1 * u1 + c2 * u2 + c3 * u3
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _outer4x2(x0, x1, x2, x3, K, s, O, c, p, t, col):
     r = col + c
     a0 = s * K[t, r]
@@ -239,7 +239,7 @@ def _outer4x2(x0, x1, x2, x3, K, s, O, c, p, t, col):
         ob[k] += b0 * u0 + b1 * u1 + b2 * u2 + b3 * u3
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _outer_group(x0, x1, x2, x3, K, s, O, C, p, t, col):
     """``O_c += s sum_i K[t + i, col + c] x_i`` for the four rows, all
     classes."""
@@ -253,7 +253,7 @@ def _outer_group(x0, x1, x2, x3, K, s, O, C, p, t, col):
             c += 2
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _outer_one(xr, K, s, O, C, p, t, col):
     for c in range(C):
         a = s * K[t, col + c]
@@ -262,7 +262,7 @@ def _outer_one(xr, K, s, O, C, p, t, col):
             o[k] += a * xr[k]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FAST)
 def batch_add_outer(X, idx, start, count, R, p, C, K1, s1, O1, K2, s2, O2):
     """Add ``sum_t coef(t, r) X[idx[start + t]]`` to row r of ``[O1; O2]``
     for r < R, with ``coef(t, r) = s1 K1[t, r]`` (r < C) or ``s2 K2[t, r]``
