@@ -56,7 +56,7 @@ def _apply(is_f, task, X, yv, params, idx, start, count, Cx, Cy, Cz,
                 ox, oy, oz)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mean_pass(is_f, task, X, yv, params, idx, count, x, y, z,
                ox, oy, oz, S, fill, T):
     """Add ``mean_{q in idx[:count]}`` of the directions of this part at
@@ -81,7 +81,7 @@ def _mean_pass(is_f, task, X, yv, params, idx, count, x, y, z,
                     T[idx[start + t], k] = Kc[t, k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _batch_pass(is_f, task, X, yv, params, idx, b, N, x, y, z, xp, yp, zp,
                 W, need_prev, read_table, upd_table, tmask, T,
                 ex, ey, ez, tbx, tby, tbz, S):
