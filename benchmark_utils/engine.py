@@ -225,12 +225,7 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
                     batch_f = True
                     if rules[d, 3] != 0.0:
                         prev_f = True
-                cv = rules[d, 1]
-                ab = rules[d, 5]
-                e = evec[d]
-                tb = tvec[d]
-                for c in range(e.shape[0]):
-                    e[c] = cv * e[c] + ab * tb[c]
+                _carry(evec[d], tvec[d], rules[d, 1], rules[d, 5])
         tab_f = any_table and (tmask[0] != 0.0 or tmask[2] != 0.0)
         for part in range(2):  # one call site (see _batch_pass)
             is_f = part == 0
@@ -248,21 +243,21 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
             if rules[d, 0] != 0.0:
                 evec[d][:] = fvec[d]
 
-        # Exact deterministic parts at u_k, MA on x, then the three steps.
+        # Exact deterministic parts at u_k, MA on x, then the three steps
+        # (one pass over x: d_x is the training-set size on hyper-cleaning).
         reg(task, params, x, y, z, rx, ry, rz)
-        for c in range(x.shape[0]):
-            rx[c] += ex[c]
-        if ma_on:
-            moving_average(vx, rx, rho, k == 0)
-        else:
-            vx[:] = rx
         a_k = _schedule(alpha, fconf[F_EX], k)
         b_k = _schedule(beta, fconf[F_EY], k)
         g_k = _schedule(gamma, fconf[F_EZ], k)
+        first = k == 0
         total = 0.0
         for c in range(x.shape[0]):
+            v = rx[c] + ex[c]
+            if ma_on:
+                v = moving_average(vx[c], v, rho, first)
+            vx[c] = v
             xp[c] = x[c]
-            x[c] -= a_k * vx[c]
+            x[c] -= a_k * v
             total += x[c]
         for c in range(y.shape[0]):
             yp[c] = y[c]
@@ -275,6 +270,21 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
         if not math.isfinite(total):
             counters[STATUS] = DIVERGED
             break
+
+
+@njit(cache=True, inline="always")
+def _carry(e, tb, cv, ab):
+    """``e <- cv e + ab Tbar`` (the part of a linear rule that does not
+    depend on the batch), without a pass when it is the identity."""
+    if ab == 0.0:
+        if cv == 0.0:
+            e[:] = 0.0
+        elif cv != 1.0:
+            for c in range(e.shape[0]):
+                e[c] *= cv
+    else:
+        for c in range(e.shape[0]):
+            e[c] = cv * e[c] + ab * tb[c]
 
 
 @njit(cache=True)

@@ -100,16 +100,14 @@ def rule(kind, param, k, coin, init_full, out):
         return
 
 
-@njit(cache=True)
-def moving_average(v, vhat, rho, first):
-    """MA of PnPBO line 5: ``v <- (1 - rho) v + rho vhat``; ``v <- vhat`` at
-    the first iteration (``v_{-1} := vhat_0``, ALGORITHMS.md §2)."""
+@njit(cache=True, inline="always")
+def moving_average(v_prev, vhat, rho, first):
+    """MA of PnPBO line 5, one coordinate: ``(1 - rho) v_prev + rho vhat``;
+    ``vhat`` at the first iteration (``v_{-1} := vhat_0``, ALGORITHMS.md
+    §2)."""
     if first:
-        for k in range(v.shape[0]):
-            v[k] = vhat[k]
-    else:
-        for k in range(v.shape[0]):
-            v[k] = (1.0 - rho) * v[k] + rho * vhat[k]
+        return vhat
+    return (1.0 - rho) * v_prev + rho * vhat
 
 
 @njit(cache=True)
