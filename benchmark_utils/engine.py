@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from .estimators import clip_norm, moving_average, rule, PAGE
+from .prefetch import prefetch_rows
 from .problems.dispatch import apply_f, apply_g, coef_f, coef_g, reg
 from .sampling import draw_batch, draw_coin
 
@@ -97,6 +98,7 @@ def _batch_pass(is_f, task, X, yv, params, idx, b, N, x, y, z, xp, yp, zp,
     Kp = S[B_PREV]
     invb = 1.0 / b
     invN = 1.0 / N
+    prefetch_rows(X, idx, b)
     for which in range(2 if need_prev else 1):
         if which == 0:
             _coef(is_f, task, X, yv, params, idx, 0, b, x, y, z, Kc)
