@@ -84,21 +84,24 @@ def _mean_pass(is_f, task, X, yv, params, idx, count, x, y, z,
 
 @njit(cache=True, inline="always")
 def _batch_pass(is_f, task, X, yv, params, idx, b, N, x, y, z, xp, yp, zp,
-                W, need_prev, read_table, upd_table, tmask, T,
+                W, need_prev, read_table, upd_table, apply_delta, tmask, T,
                 ex, ey, ez, tbx, tby, tbz, S):
     """One minibatch of one part (f if ``is_f``): coefficients at u_k (and
     u_{k-1}), then ``e_d += mean_q L_q(W[d,0] k_cur + W[d,1] k_prev +
     W[d,2] T_q)`` for each direction d; for memory methods also
-    ``Tbar_d += L_q(k_cur - T_q) / N`` (``tmask[d]``: d keeps a table) and
-    ``T_q <- k_cur``.  Each kernel has one call site (in loops over the
-    points and the outputs): numba inlines callees, and every extra call
-    site of a kernel multiplies the compile time."""
+    ``Tbar_d += L_q(k_cur - T_q) / N`` (``tmask[d]``: d keeps a table; only
+    with ``apply_delta``, see ``_tbar_from_batch``) and ``T_q <- k_cur``.
+    Each kernel has one call site (in loops over the points and the
+    outputs): numba inlines callees, and every extra call site of a kernel
+    multiplies the compile time."""
     K = S.shape[2]
     Kc = S[B_CUR]
     Kp = S[B_PREV]
     invb = 1.0 / b
     invN = 1.0 / N
     prefetch_rows(X, idx, b)
+    if read_table:
+        prefetch_rows(T, idx, b)
     for which in range(2 if need_prev else 1):
         if which == 0:
             _coef(is_f, task, X, yv, params, idx, 0, b, x, y, z, Kc)
@@ -114,11 +117,12 @@ def _batch_pass(is_f, task, X, yv, params, idx, b, N, x, y, z, xp, yp, zp,
                 S[B_CX + d, t, c] = (W[d, 0] * kc + W[d, 1] * kp
                                      + W[d, 2] * tq) * invb
             if upd_table:
-                delta = (kc - tq) * invN
-                for d in range(3):
-                    S[B_DX + d, t, c] = delta * tmask[d]
+                if apply_delta:
+                    delta = (kc - tq) * invN
+                    for d in range(3):
+                        S[B_DX + d, t, c] = delta * tmask[d]
                 T[q, c] = kc
-    for which in range(2 if upd_table else 1):
+    for which in range(2 if upd_table and apply_delta else 1):
         if which == 0:
             _apply(is_f, task, X, yv, params, idx, 0, b, S[B_CX], S[B_CY],
                    S[B_CZ], ex, ey, ez)
@@ -229,18 +233,37 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
                         prev_f = True
                 _carry(evec[d], tvec[d], rules[d, 1], rules[d, 5])
         tab_f = any_table and (tmask[0] != 0.0 or tmask[2] != 0.0)
+        # SAGA-form tables (every table direction has W[d] = (a, 0, -a)):
+        # T-bar's update is b / (a N) times the batch part the pass adds to
+        # e_d, so it is taken from e_d (snapshots in f_d, unused by a
+        # non-full direction) instead of a second pass over the rows.
+        saga_form = any_table
+        for d in range(3):
+            if tmask[d] != 0.0 and not (W[d, 1] == 0.0 and W[d, 0] != 0.0
+                                        and W[d, 2] == -W[d, 0]):
+                saga_form = False
+        if saga_form:
+            for d in range(3):
+                if tmask[d] != 0.0:
+                    fvec[d][:] = evec[d]
         for part in range(2):  # one call site (see _batch_pass)
             is_f = part == 0
             if not (batch_f if is_f else batch_g):
                 continue
             prev = prev_f if is_f else prev_g
             tab = tab_f if is_f else any_table
+            N = n if is_f else m
             _batch_pass(is_f, task, Xf if is_f else Xg, yf if is_f else yg,
-                        params, perm_f if is_f else perm_g, b,
-                        n if is_f else m, x, y, z, xp, yp, zp, W, prev, tab,
-                        tab, tmask, Tf if is_f else Tg, ex, ey, ez,
-                        tbx, tby, tbz, Sf if is_f else Sg)
+                        params, perm_f if is_f else perm_g, b, N,
+                        x, y, z, xp, yp, zp, W, prev, tab, tab,
+                        not saga_form, tmask, Tf if is_f else Tg,
+                        ex, ey, ez, tbx, tby, tbz, Sf if is_f else Sg)
             counters[N_SAMPLES] += b * (2 if prev else 1)
+            if saga_form:
+                for d in range(3):
+                    if tmask[d] != 0.0:
+                        _tbar_from_batch(tvec[d], evec[d], fvec[d],
+                                         b / (W[d, 0] * N))
         for d in range(3):
             if rules[d, 0] != 0.0:
                 evec[d][:] = fvec[d]
@@ -272,6 +295,15 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
         if not math.isfinite(total):
             counters[STATUS] = DIVERGED
             break
+
+
+@njit(cache=True, inline="always")
+def _tbar_from_batch(tb, e, snap, scale):
+    """``Tbar += scale (e - snap)`` (the batch part a pass added to e, for a
+    SAGA-form direction), then ``snap <- e``."""
+    for c in range(e.shape[0]):
+        tb[c] += scale * (e[c] - snap[c])
+        snap[c] = e[c]
 
 
 @njit(cache=True, inline="always")

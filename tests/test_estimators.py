@@ -49,10 +49,15 @@ def test_estimator_matches_transcription(small_data, est, init):
 @pytest.mark.parametrize("xyz", [("page", "zerosarah", "page"),
                                  ("saga", "sgd", "storm"),
                                  ("zerosarah", "sarah", "saga"),
-                                 ("sgd", "page", "zerosarah")])
-def test_mixed_estimators_match_transcription(small_data, xyz):
+                                 ("sgd", "page", "zerosarah"),
+                                 ("sgd", "saga", "page"),
+                                 ("saga", "saga", "zerosarah")])
+@pytest.mark.parametrize("init", ["full", "minibatch"])
+def test_mixed_estimators_match_transcription(small_data, xyz, init):
+    """Mixtures, including SAGA tables on some directions only (T-bar taken
+    from the batch part of e) and SAGA beside ZeroSARAH (second pass)."""
     cfg = _cfg("sgd", estimator_x=xyz[0], estimator_y=xyz[1],
-               estimator_z=xyz[2], init="minibatch")
+               estimator_z=xyz[2], init=init)
     _compare(small_data, cfg)
 
 
