@@ -18,9 +18,9 @@ regularisation gives D^y += 2 C_r y, D^z += 2 C_r z.
 from numba import njit
 
 from .multilogreg import apply_f as _apply_f
+from .multilogreg import apply_g as _apply_g
 from .multilogreg import coef_f as _coef_f
 from .multilogreg import ll_coefs
-from .softmax_ce import batch_add_outer
 from .stable import sigmoid
 
 
@@ -48,10 +48,9 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
 
 @njit(cache=True)
 def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
-    p = int(params[0])
+    """D^y and D^z as multilogreg's LL part; D^x_j -= k_j[2C]."""
+    _apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
     C = int(params[1])
-    batch_add_outer(Xg, idx, start, count, 2 * C, p, C, Cy, 1.0, oy, Cz,
-                    1.0, oz)
     for t in range(count):
         ox[idx[start + t]] -= Cx[t, 2 * C]
 

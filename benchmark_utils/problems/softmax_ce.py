@@ -152,14 +152,11 @@ def _dots_group(x0, x1, x2, x3, W, C, p, K, t, col):
             c += 2
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _dots_one(xr, W, C, p, K, t, col):
-    for c in range(C):
-        w = W[c * p:(c + 1) * p]
-        s = 0.0
-        for k in range(p):
-            s += w[k] * xr[k]
-        K[t, col + c] = s
+@njit(cache=True, inline="always")
+def _rowwise_dots(X, idx, start, count, A, B, R, p, C, K):
+    _class_dots_rowwise(X, idx, start, count, A, p, C, K, 0)
+    if R > C:
+        _class_dots_rowwise(X, idx, start, count, B, p, C, K, C)
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -167,9 +164,7 @@ def batch_class_dots(X, idx, start, count, A, B, R, p, C, K):
     """``K[t, r] = <row r of [A; B], X[idx[start + t]]>`` for r < R and the
     whole batch (``R = C``: A only; ``R = 2C``: A then B)."""
     if p < BLOCK_MIN_P:
-        _class_dots_rowwise(X, idx, start, count, A, p, C, K, 0)
-        if R > C:
-            _class_dots_rowwise(X, idx, start, count, B, p, C, K, C)
+        _rowwise_dots(X, idx, start, count, A, B, R, p, C, K)
         return
     t = 0
     while t + 4 <= count:
@@ -181,12 +176,8 @@ def batch_class_dots(X, idx, start, count, A, B, R, p, C, K):
         if R > C:
             _dots_group(x0, x1, x2, x3, B, C, p, K, t, C)
         t += 4
-    while t < count:
-        xr = X[idx[start + t]]
-        _dots_one(xr, A, C, p, K, t, 0)
-        if R > C:
-            _dots_one(xr, B, C, p, K, t, C)
-        t += 1
+    if t < count:  # the last 1-3 samples
+        _rowwise_dots(X, idx, start + t, count - t, A, B, R, p, C, K[t:])
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
@@ -253,15 +244,6 @@ def _outer_group(x0, x1, x2, x3, K, s, O, C, p, t, col):
             c += 2
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _outer_one(xr, K, s, O, C, p, t, col):
-    for c in range(C):
-        a = s * K[t, col + c]
-        o = O[c * p:(c + 1) * p]
-        for k in range(p):
-            o[k] += a * xr[k]
-
-
 @njit(cache=True, fastmath=_FAST)
 def batch_add_outer(X, idx, start, count, R, p, C, K1, s1, O1, K2, s2, O2):
     """Add ``sum_t coef(t, r) X[idx[start + t]]`` to row r of ``[O1; O2]``
@@ -281,12 +263,9 @@ def batch_add_outer(X, idx, start, count, R, p, C, K1, s1, O1, K2, s2, O2):
         if R > C:
             _outer_group(x0, x1, x2, x3, K2, s2, O2, C, p, t, C)
         t += 4
-    while t < count:
-        xr = X[idx[start + t]]
-        _outer_one(xr, K1, s1, O1, C, p, t, 0)
-        if R > C:
-            _outer_one(xr, K2, s2, O2, C, p, t, C)
-        t += 1
+    if t < count:  # the last 1-3 samples
+        _add_outer_rowwise(X, idx, start + t, count - t, p, C, K1[t:], 0,
+                           s1, O1, K2[t:], C, s2 if R > C else 0.0, O2)
 
 
 @njit(cache=True, fastmath=_FAST)
