@@ -20,12 +20,12 @@ import numpy as np
 from numba import njit
 
 from .estimators import clip_norm, moving_average, rule, PAGE
-from .prefetch import prefetch_rows
+from .prefetch import prefetch_labels, prefetch_rows
 from .problems.dispatch import apply_f, apply_g, coef_f, coef_g, reg
 from .sampling import draw_batch, draw_coin
 
-# counters slots
-K_ITER, N_SAMPLES, STATUS = 0, 1, 2
+# counters slots (AHEAD: the next iteration's coin and batches are drawn)
+K_ITER, N_SAMPLES, STATUS, AHEAD = 0, 1, 2, 3
 RUNNING, DIVERGED = 0, 1
 # iconf slots
 I_INIT_FULL, I_MA, I_LARGE_BATCH, I_BATCH = 0, 1, 2, 3
@@ -83,11 +83,12 @@ def _mean_pass(is_f, task, X, yv, params, idx, count, x, y, z,
 
 
 @njit(cache=True, inline="always")
-def _batch_pass(is_f, task, X, yv, params, idx, b, N, x, y, z, xp, yp, zp,
-                W, need_prev, read_table, upd_table, apply_delta, tmask, T,
-                ex, ey, ez, tbx, tby, tbz, S):
-    """One minibatch of one part (f if ``is_f``): coefficients at u_k (and
-    u_{k-1}), then ``e_d += mean_q L_q(W[d,0] k_cur + W[d,1] k_prev +
+def _batch_pass(is_f, task, X, yv, params, idx, nidx, b, N, x, y, z, xp,
+                yp, zp, W, need_prev, read_table, upd_table, apply_delta,
+                tmask, T, ex, ey, ez, tbx, tby, tbz, S):
+    """One minibatch ``idx[:b]`` of one part (f if ``is_f``): coefficients at
+    u_k (and u_{k-1}), after a prefetch of the rows ``nidx[:b]`` of the
+    next iteration's batch, then ``e_d += mean_q L_q(W[d,0] k_cur + W[d,1] k_prev +
     W[d,2] T_q)`` for each direction d; for memory methods also
     ``Tbar_d += L_q(k_cur - T_q) / N`` (``tmask[d]``: d keeps a table; only
     with ``apply_delta``, see ``_tbar_from_batch``) and ``T_q <- k_cur``.
@@ -99,9 +100,12 @@ def _batch_pass(is_f, task, X, yv, params, idx, b, N, x, y, z, xp, yp, zp,
     Kp = S[B_PREV]
     invb = 1.0 / b
     invN = 1.0 / N
-    prefetch_rows(X, idx, b)
+    # Look-ahead: the next batch's rows, labels and table lines are
+    # requested now; they arrive while this batch is computed.
+    prefetch_rows(X, nidx, b)
+    prefetch_labels(yv, nidx, b)
     if read_table:
-        prefetch_rows(T, idx, b)
+        prefetch_rows(T, nidx, b)
     for which in range(2 if need_prev else 1):
         if which == 0:
             _coef(is_f, task, X, yv, params, idx, 0, b, x, y, z, Kc)
@@ -137,13 +141,22 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
                    x, y, z, xp, yp, zp, ex, ey, ez, vx, rx, ry, rz,
                    fx, fy, fz, tbx, tby, tbz, Tf, Tg, Sf, Sg,
                    perm_f, perm_g, perm_fl, perm_gl, ident_f, ident_g,
-                   rng, counters, rules):
+                   cur_f, cur_g, coin_ahead, rng, counters, rules):
     """Run ``n_iter`` PnPBO iterations in place (see module docstring).
 
     ``kinds``/``eparams``: estimator code and parameter for x, y, z.
     ``iconf = [init_full, ma, large_batch (0: exact full), batch_size]``,
     ``fconf = [alpha, beta, gamma, e_x, e_y, e_z, rho, R]``.
-    ``counters = [k, n_samples, status]``; ``rules`` is a (3, 7) work array.
+    ``counters = [k, n_samples, status, ahead]``; ``rules`` is a (3, 7)
+    work array.
+
+    Look-ahead: iteration k draws iteration k+1's PAGE coin and batches
+    (into ``coin_ahead[0]`` and ``perm_f[:b], perm_g[:b]``) once its own
+    random draws are done, so that the next batch's rows are prefetched
+    while this one is computed; its own batch is then in ``cur_f, cur_g``.
+    The generator's stream is consumed in the same order as without
+    look-ahead (coin_k, I_k, J_k, large batches of k, coin_{k+1}, ...), so
+    iterates do not depend on it nor on how runs are chunked.
     """
     n = Xf.shape[0]
     m = Xg.shape[0]
@@ -171,9 +184,15 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
 
     for _ in range(n_iter):
         k = counters[K_ITER]
-        coin = draw_coin(rng) if any_page else 1.0
-        draw_batch(rng, perm_f, b)
-        draw_batch(rng, perm_g, b)
+        if counters[AHEAD] != 0:
+            coin = coin_ahead[0]
+        else:
+            coin = draw_coin(rng) if any_page else 1.0
+            draw_batch(rng, perm_f, b)
+            draw_batch(rng, perm_g, b)
+        for t in range(b):
+            cur_f[t] = perm_f[t]
+            cur_g[t] = perm_g[t]
 
         any_full = False
         any_table = False
@@ -213,6 +232,12 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
             if fill:
                 for d in range(3):
                     tvec[d][:] = fvec[d]
+
+        # Look-ahead draws of iteration k+1 (after every draw of this one).
+        coin_ahead[0] = draw_coin(rng) if any_page else 1.0
+        draw_batch(rng, perm_f, b)
+        draw_batch(rng, perm_g, b)
+        counters[AHEAD] = 1
 
         # Minibatch part: e_d <- c_v e_d + a_bar Tbar_d, then the fused pass.
         batch_f = False
@@ -254,7 +279,8 @@ def run_iterations(task, Xf, yf, Xg, yg, params,
             tab = tab_f if is_f else any_table
             N = n if is_f else m
             _batch_pass(is_f, task, Xf if is_f else Xg, yf if is_f else yg,
-                        params, perm_f if is_f else perm_g, b, N,
+                        params, cur_f if is_f else cur_g,
+                        perm_f if is_f else perm_g, b, N,
                         x, y, z, xp, yp, zp, W, prev, tab, tab,
                         not saga_form, tmask, Tf if is_f else Tg,
                         ex, ey, ez, tbx, tby, tbz, Sf if is_f else Sg)

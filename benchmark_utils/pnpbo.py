@@ -192,8 +192,11 @@ class PnPBORun:
         self.perm_gl = self.perm_g.copy()
         self.ident_f = self.perm_f.copy()
         self.ident_g = self.perm_g.copy()
+        self.cur_f = np.zeros(config.batch_size, dtype=np.int64)
+        self.cur_g = np.zeros(config.batch_size, dtype=np.int64)
+        self.coin_ahead = np.zeros(1)
         self.rng = seed_state(seed)
-        self.counters = np.zeros(3, dtype=np.int64)
+        self.counters = np.zeros(4, dtype=np.int64)
         self.rules = np.zeros((3, 7))
         self.kinds = config.kinds
         self.eparams = config.estimator_params()
@@ -218,7 +221,8 @@ class PnPBORun:
             self.fx, self.fy, self.fz, self.tbx, self.tby, self.tbz,
             self.Tf, self.Tg, self.Sf, self.Sg,
             self.perm_f, self.perm_g, self.perm_fl, self.perm_gl,
-            self.ident_f, self.ident_g, self.rng, self.counters, self.rules)
+            self.ident_f, self.ident_g, self.cur_f, self.cur_g,
+            self.coin_ahead, self.rng, self.counters, self.rules)
 
     @property
     def iteration(self):

@@ -39,9 +39,38 @@ def _prefetch(typingctx, arr, i, j):
     return sig, codegen
 
 
+@intrinsic
+def _prefetch1(typingctx, arr, i):
+    """Hint the cache line of ``arr[i]`` (1-d array) into all levels."""
+    sig = types.void(arr, i)
+
+    def codegen(context, builder, signature, args):
+        aty = signature.args[0]
+        a = context.make_array(aty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aty, a, [args[1]],
+                                       wraparound=False, boundscheck=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty,
+                                            "llvm.prefetch.p0i8")
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0),
+                          ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def prefetch_labels(yv, idx, count):
+    """Prefetch the labels ``yv[idx[:count]]``."""
+    for t in range(count):
+        _prefetch1(yv, idx[t])
+
+
 @njit(cache=True, inline="always")
 def prefetch_rows(X, idx, count):
-    """Prefetch the rows ``X[idx[:count]]`` (each of its cache lines), when
+    """Prefetch the rows ``X[idx[:count]]`` (each of their cache lines), when
     rows are at most ``MAX_ROW`` numbers long."""
     p = X.shape[1]
     if p > MAX_ROW:
