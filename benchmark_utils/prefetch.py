@@ -1,10 +1,11 @@
 """Software prefetch of data rows (LLVM's ``llvm.prefetch``) for the numba
 core.
 
-A minibatch reads b random rows; without a hint the loads of a row start only
-when the kernel reaches it, so the short-row tasks (IJCNN1: 22 features,
-covtype: 54) wait for DRAM once per group of rows.  Prefetching every row of
-the batch first lets all the misses overlap.
+A minibatch reads b random rows and labels; without a hint their loads start
+only when the kernel reaches them, so the short-row tasks (IJCNN1: 22
+features, covtype: 54) wait for DRAM once per group of rows.  The engine
+draws the next iteration's batch ahead and prefetches its rows, labels and
+table lines while the current batch is computed.
 """
 from llvmlite import ir
 from numba import njit, types
@@ -15,50 +16,33 @@ LINE = 8  # float64 numbers per 64-byte cache line
 MAX_ROW = 128  # rows longer than this are left to the hardware prefetcher
 
 
+def _prefetch_codegen(context, builder, signature, args):
+    """Emit ``llvm.prefetch`` (read, locality 3: keep in all levels, data
+    cache) of the element ``args[0][args[1:]]``."""
+    aty = signature.args[0]
+    a = context.make_array(aty)(context, builder, args[0])
+    ptr = cgutils.get_item_pointer(context, builder, aty, a, list(args[1:]),
+                                   wraparound=False, boundscheck=False)
+    i8p = ir.IntType(8).as_pointer()
+    i32 = ir.IntType(32)
+    fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+    fn = cgutils.get_or_insert_function(builder.module, fnty,
+                                        "llvm.prefetch.p0i8")
+    builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0),
+                      ir.Constant(i32, 3), ir.Constant(i32, 1)])
+    return context.get_dummy_value()
+
+
 @intrinsic
 def _prefetch(typingctx, arr, i, j):
     """Hint the cache line of ``arr[i, j]`` (2-d array) into all levels."""
-    sig = types.void(arr, i, j)
-
-    def codegen(context, builder, signature, args):
-        aty = signature.args[0]
-        a = context.make_array(aty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aty, a,
-                                       [args[1], args[2]], wraparound=False,
-                                       boundscheck=False)
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty,
-                                            "llvm.prefetch.p0i8")
-        # read, locality 3 (keep in all levels), data cache
-        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0),
-                          ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
+    return types.void(arr, i, j), _prefetch_codegen
 
 
 @intrinsic
 def _prefetch1(typingctx, arr, i):
     """Hint the cache line of ``arr[i]`` (1-d array) into all levels."""
-    sig = types.void(arr, i)
-
-    def codegen(context, builder, signature, args):
-        aty = signature.args[0]
-        a = context.make_array(aty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aty, a, [args[1]],
-                                       wraparound=False, boundscheck=False)
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty,
-                                            "llvm.prefetch.p0i8")
-        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0),
-                          ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
+    return types.void(arr, i), _prefetch_codegen
 
 
 @njit(cache=True, inline="always")
