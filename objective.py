@@ -18,7 +18,8 @@ class Objective(BaseObjective):
     name = "Bilevel Optimization"
     url = "https://github.com/benchopt/benchmark_bilevel"
     min_benchopt_version = "1.10"
-    requirements = ["pip::numba>=0.59", "pip::scipy>=1.10"]
+    requirements = ["pip::numba>=0.59", "pip::scipy>=1.10",
+                    "pip::threadpoolctl>=3.1"]
 
     parameters = {}
     sampling_strategy = "callback"

@@ -1,15 +1,37 @@
-"""Full-batch oracles of the logistic tasks in vectorised NumPy, for the
-exact metrics (ALGORITHMS.md §6).
+"""Full-batch oracles of the logistic tasks and the exact solves behind the
+metrics (ALGORITHMS.md §6).
 
-Each task gives g, grad_y g, hess_yy g . v, hess_xy g . v (as the vector
-d/dx <grad_y g, v>), f, grad_y f, grad_x f on the full training (g) and
-validation (f) sets, with the formulas of ``problems/<task>.py`` (class-major
-y for the multiclass tasks).  ``GLMExact`` solves y*(x) by Newton-CG with
-backtracking (warm-started, until |grad_y g| <= 1e-10 max(1, |grad_y g(0)|)),
-z*(x) by conjugate gradient on the full Hessian, and reports the metrics.
+Each task class gives, on the full training set (g) and validation set (f):
+``value_grad(x, y)`` = (g, grad_y g), which also makes (x, y) the point of
+``hvp(v)`` = hess_yy g . v, of ``precond(r)`` (an approximate inverse of that
+Hessian) and of ``cross(v)`` = d/dx <grad_y g(x, y), v>; ``f_grad(y)`` =
+(f, grad_y f); ``grad_x_f``; ``error``.  The formulas are those of
+``problems/<task>.py`` (class-major y for the multiclass tasks); the
+multiclass passes over the data are the fused numba kernels of
+``exact_kernels``.
+
+``GLMExact`` solves y*(x) by inexact Newton (preconditioned CG), warm-started
+from the previous evaluation, until |grad_y g| <= gtol max(1, |grad_y g(x,
+0)|), and z*(x) by preconditioned CG warm-started from the previous z*,
+until the residual is below ztol |grad_y f|.  A solve that misses its
+tolerance warns and is reported in the ``solve_residual`` metric.
 """
+import warnings
+
 import numpy as np
-from scipy.special import expit, log_expit, logsumexp
+from scipy.linalg import cho_factor, cho_solve
+from scipy.special import expit, log_expit
+
+from .exact_kernels import ce_grad_pass, ce_hvp_pass, warm_up
+
+# Backtracking cannot resolve a decrease of g below this fraction of |g|
+# (rounding of a mean over the training set): there the Newton step is
+# accepted when it decreases |grad_y g| instead (quadratic region).
+RESOLUTION = 1e3 * np.finfo(np.float64).eps
+
+# logreg: preconditioned by the exact Hessian (Cholesky) up to this many
+# features, by its diagonal above.
+DENSE_MAX_P = 256
 
 
 class LogReg:
@@ -20,37 +42,38 @@ class LogReg:
         self.B, self.bB = X_val, y_val
         self.dim_x = self.dim_y = X_train.shape[1]
 
-    @staticmethod
-    def _loss(X, b, y):
-        return -np.mean(log_expit(b * (X @ y)))
-
-    @staticmethod
-    def _grad(X, b, y):
-        t = b * (X @ y)
-        return X.T @ (b * -expit(-t)) / X.shape[0]
-
-    def g(self, x, y):
-        return self._loss(self.A, self.bA, y) + 0.5 * np.exp(x) @ (y * y)
-
-    def grad_y_g(self, x, y):
-        return self._grad(self.A, self.bA, y) + np.exp(x) * y
-
-    def hess_setup(self, x, y):
-        t = self.bA * (self.A @ y)
-        self._w = expit(t) * expit(-t) / self.A.shape[0]
-        self._ex = np.exp(x)
+    def value_grad(self, x, y):
+        A, b, m = self.A, self.bA, self.A.shape[0]
+        t = b * (A @ y)
+        ex = np.exp(x)
+        val = -np.mean(log_expit(t)) + 0.5 * ex @ (y * y)
+        grad = A.T @ (b * -expit(-t)) / m + ex * y
+        self._w = expit(t) * expit(-t) / m
+        self._ex, self._y, self._pc = ex, y.copy(), None
+        return val, grad
 
     def hvp(self, v):
         return self.A.T @ (self._w * (self.A @ v)) + self._ex * v
 
-    def cross(self, x, y, v):
-        return np.exp(x) * y * v
+    def precond(self, r):
+        if self._pc is None:
+            A = self.A
+            if A.shape[1] <= DENSE_MAX_P:
+                H = A.T @ (self._w[:, None] * A) + np.diag(self._ex)
+                self._pc = ("dense", cho_factor(H))
+            else:
+                self._pc = ("diag", (A * A).T @ self._w + self._ex)
+        kind, pc = self._pc
+        return cho_solve(pc, r) if kind == "dense" else r / pc
 
-    def f(self, x, y):
-        return self._loss(self.B, self.bB, y)
+    def cross(self, v):
+        return self._ex * self._y * v
 
-    def grad_y_f(self, x, y):
-        return self._grad(self.B, self.bB, y)
+    def f_grad(self, y):
+        B, b = self.B, self.bB
+        t = b * (B @ y)
+        return (-np.mean(log_expit(t)),
+                B.T @ (b * -expit(-t)) / B.shape[0])
 
     def grad_x_f(self, x, y):
         return np.zeros(self.dim_x)
@@ -61,53 +84,77 @@ class LogReg:
 
 
 class SoftmaxCE:
-    """Shared pieces of the class-major softmax cross-entropy."""
+    """Weighted softmax cross-entropy on the training set plus a per-class
+    ridge, g = sum_j w_j CE_j + 1/2 sum_c lam_c |W_c|^2, and the mean CE on
+    the validation set.  Subclasses give the weights w(x) and lam(x).
+
+    ``precond`` is a Kronecker-factored approximation of the Hessian,
+    (sum_j w_j (diag s_j - s_j s_j^T)) (x) mean_j a_j a_j^T + diag(lam) (x) I,
+    inverted exactly through the eigendecompositions of its C x C and
+    p x p factors (the Gram factor once per dataset): CG then needs about
+    half the Hessian-vector products on MNIST pixels.
+    """
 
     def __init__(self, X_train, y_train, X_val, y_val, n_classes, **_):
-        self.C = int(n_classes)
-        self.p = X_train.shape[1]
-        self.A, self.B = X_train, X_val
-        self.lA = y_train.astype(np.int64)
-        self.lB = y_val.astype(np.int64)
-        self.dim_y = self.p * self.C
+        self.C = C = int(n_classes)
+        self.p = p = X_train.shape[1]
+        self.A = np.ascontiguousarray(X_train, dtype=np.float64)
+        self.B = np.ascontiguousarray(X_val, dtype=np.float64)
+        self.lA = np.ascontiguousarray(y_train, dtype=np.int64)
+        self.lB = np.ascontiguousarray(y_val, dtype=np.int64)
+        self.dim_y = p * C
+        m, n = self.A.shape[0], self.B.shape[0]
+        self.S = np.empty((m, C))
+        self.S_val = np.empty((n, C))
+        self._G = np.empty((C, p))
+        self._Hv = np.empty((C, p))
+        self._val_wts = np.full(n, 1.0 / n)
+        gram_sigma, self._gram_V = np.linalg.eigh(self.A.T @ self.A / m)
+        self._gram_sigma = np.maximum(gram_sigma, 0.0)
+        self._pc = None
+        warm_up()
 
     def W(self, y):
         return y.reshape(self.C, self.p)
 
-    def _ce(self, X, labels, y):
-        """Per-sample CE, probabilities S and logits U."""
-        U = X @ self.W(y).T
-        lse = logsumexp(U, axis=1)
-        S = np.exp(U - lse[:, None])
-        ce = lse - U[np.arange(len(labels)), labels]
-        return ce, S
+    def value_grad(self, x, y):
+        wts, lam = self.weights(x), self.lam(x)
+        loss = ce_grad_pass(self.A, self.lA, self.W(y), wts, self.S, self._G)
+        W = self.W(y)
+        val = loss + 0.5 * lam @ np.sum(W * W, axis=1)
+        grad = (self._G + lam[:, None] * W).ravel()
+        self._x, self._y, self._wts, self._lam = x, y.copy(), wts, lam
+        self._pc = None
+        return val, grad
 
-    def _residual(self, S, labels):
-        R = S.copy()
-        R[np.arange(len(labels)), labels] -= 1.0
-        return R
+    def hvp(self, v):
+        ce_hvp_pass(self.A, self.S, self._wts, self.W(v), self._Hv)
+        return (self._Hv + self._lam[:, None] * self.W(v)).ravel()
 
-    def _outer(self, R, X):
-        """vec of R^T X (class-major), R: (N, C), X: (N, p)."""
-        return (R.T @ X).ravel()
+    def precond(self, r):
+        if self._pc is None:
+            wS = self._wts[:, None] * self.S
+            K = np.diag(wS.sum(axis=0)) - self.S.T @ wS
+            d = 1.0 / np.sqrt(self._lam)
+            kl, U = np.linalg.eigh(d[:, None] * K * d[None, :])
+            self._pc = (d, U, np.outer(np.maximum(kl, 0.0),
+                                       self._gram_sigma) + 1.0)
+        d, U, denom = self._pc
+        V = self._gram_V
+        T = U.T @ (d[:, None] * self.W(r)) @ V
+        return (d[:, None] * (U @ (T / denom) @ V.T)).ravel()
 
-    def f(self, x, y):
-        return float(np.mean(self._ce(self.B, self.lB, y)[0]))
-
-    def grad_y_f(self, x, y):
-        _, S = self._ce(self.B, self.lB, y)
-        return self._outer(self._residual(S, self.lB), self.B) / len(self.lB)
+    def f_grad(self, y):
+        G = np.empty((self.C, self.p))
+        loss = ce_grad_pass(self.B, self.lB, self.W(y), self._val_wts,
+                            self.S_val, G)
+        return loss, G.ravel()
 
     def grad_x_f(self, x, y):
         return np.zeros(self.dim_x)
 
     def error(self, X, labels, y):
         return float(np.mean(np.argmax(X @ self.W(y).T, axis=1) != labels))
-
-    def _data_hvp(self, S, w, v):
-        V = self.A @ self.W(v).T
-        Hv = S * (V - np.sum(S * V, axis=1, keepdims=True))
-        return self._outer(w[:, None] * Hv, self.A)
 
 
 class MultiLogReg(SoftmaxCE):
@@ -116,29 +163,17 @@ class MultiLogReg(SoftmaxCE):
     def __init__(self, **data):
         super().__init__(**data)
         self.dim_x = self.C
+        self._uniform = np.full(self.A.shape[0], 1.0 / self.A.shape[0])
 
-    def _reg_w(self, x):
-        return np.repeat(2.0 * np.exp(x), self.p)
+    def weights(self, x):
+        return self._uniform
 
-    def g(self, x, y):
-        ce, _ = self._ce(self.A, self.lA, y)
-        return float(np.mean(ce)) + 0.5 * self._reg_w(x) @ (y * y)
+    def lam(self, x):
+        return 2.0 * np.exp(x)
 
-    def grad_y_g(self, x, y):
-        _, S = self._ce(self.A, self.lA, y)
-        return (self._outer(self._residual(S, self.lA), self.A)
-                / len(self.lA) + self._reg_w(x) * y)
-
-    def hess_setup(self, x, y):
-        _, self._S = self._ce(self.A, self.lA, y)
-        self._w = np.full(len(self.lA), 1.0 / len(self.lA))
-        self._rw = self._reg_w(x)
-
-    def hvp(self, v):
-        return self._data_hvp(self._S, self._w, v) + self._rw * v
-
-    def cross(self, x, y, v):
-        return 2.0 * np.exp(x) * np.sum(self.W(y) * self.W(v), axis=1)
+    def cross(self, v):
+        return 2.0 * np.exp(self._x) * np.sum(self.W(self._y) * self.W(v),
+                                               axis=1)
 
 
 class DataCleaning(SoftmaxCE):
@@ -149,94 +184,153 @@ class DataCleaning(SoftmaxCE):
         self.l2 = float(l2_reg)
         self.dim_x = self.A.shape[0]
 
-    def g(self, x, y):
-        ce, _ = self._ce(self.A, self.lA, y)
-        return float(np.mean(expit(x) * ce)) + self.l2 * y @ y
+    def weights(self, x):
+        return expit(x) / self.A.shape[0]
 
-    def grad_y_g(self, x, y):
-        _, S = self._ce(self.A, self.lA, y)
-        R = self._residual(S, self.lA) * expit(x)[:, None]
-        return self._outer(R, self.A) / len(self.lA) + 2 * self.l2 * y
+    def lam(self, x):
+        return np.full(self.C, 2.0 * self.l2)
 
-    def hess_setup(self, x, y):
-        _, self._S = self._ce(self.A, self.lA, y)
-        self._w = expit(x) / len(self.lA)
-
-    def hvp(self, v):
-        return self._data_hvp(self._S, self._w, v) + 2 * self.l2 * v
-
-    def cross(self, x, y, v):
-        _, S = self._ce(self.A, self.lA, y)
-        R = self._residual(S, self.lA)
-        V = self.A @ self.W(v).T
-        dw = expit(x) * expit(-x)
-        return dw * np.sum(R * V, axis=1) / len(self.lA)
+    def cross(self, v):
+        """d/dx_j of mean_j sigma(x_j) <grad CE_j, v>: sigma'(x_j) (s_j -
+        e_{b_j}) . (V a_j) / m, with s_j of the last value_grad."""
+        m = self.A.shape[0]
+        R = self.S.copy()
+        R[np.arange(m), self.lA] -= 1.0
+        x = self._x
+        return (expit(x) * expit(-x) * np.sum(R * (self.A @ self.W(v).T),
+                                              axis=1) / m)
 
 
 TASKS = {"logreg": LogReg, "multilogreg": MultiLogReg,
          "datacleaning": DataCleaning}
 
 
-def cg(hvp, rhs, x0, rtol=1e-12, max_iter=1000):
-    """Conjugate gradient for the SPD system hvp(z) = rhs."""
+def forcing(gnorm, tol):
+    """Relative CG tolerance of a Newton step at |grad_y g| = gnorm: tight
+    enough for fast local convergence (the new gradient is about
+    eta gnorm + O(gnorm^2)), but no tighter than needed to reach tol in one
+    step (0.1 tol / gnorm), so the last step is not over-solved."""
+    return min(0.5, max(min(1e-3, 0.1 * gnorm), 0.1 * tol / gnorm))
+
+
+def pcg(hvp, rhs, precond, x0, rtol, max_iter):
+    """Preconditioned conjugate gradient for the SPD system hvp(z) = rhs,
+    from x0, until |rhs - hvp(z)| <= rtol |rhs|.
+
+    Returns (z, |residual| / |rhs| (recursive residual), number of hvp)."""
     x = x0.copy()
-    r = rhs - hvp(x)
-    p = r.copy()
-    rr = r @ r
-    stop = (rtol * max(np.linalg.norm(rhs), 1e-300)) ** 2
+    norm_rhs = np.linalg.norm(rhs)
+    if norm_rhs == 0.0:
+        return np.zeros_like(rhs), 0.0, 0
+    n_hvp = 0
+    if np.any(x):
+        r = rhs - hvp(x)
+        n_hvp += 1
+    else:
+        r = rhs.copy()
+    stop = rtol * norm_rhs
+    z = precond(r)
+    p = z.copy()
+    rz = r @ z
     for _ in range(max_iter):
-        if rr <= stop:
+        if np.linalg.norm(r) <= stop:
             break
         Ap = hvp(p)
-        a = rr / (p @ Ap)
+        n_hvp += 1
+        a = rz / (p @ Ap)
         x += a * p
         r -= a * Ap
-        rr_new = r @ r
-        p = r + (rr_new / rr) * p
-        rr = rr_new
-    return x
+        z = precond(r)
+        rz_new = r @ z
+        p = z + (rz_new / rz) * p
+        rz = rz_new
+    return x, np.linalg.norm(r) / norm_rhs, n_hvp
 
 
 class GLMExact:
-    """y*(x), z*(x), H(x) and grad H(x) for a logistic task, warm-started."""
+    """y*(x), z*(x), H(x) and grad H(x) for a logistic task, warm-started.
 
-    def __init__(self, task, data, gtol=1e-10, max_newton=50):
+    After each ``solve``, ``status`` holds ``newton_steps``, ``hvps``,
+    ``g_evals`` and ``residual``: the larger of the two solves' final
+    residuals divided by their tolerance (<= 1: both tolerances met).
+    """
+
+    def __init__(self, task, data, gtol=1e-10, ztol=1e-12, max_newton=50,
+                 max_cg=1000):
         self.P = TASKS[task](**data)
-        self.gtol = gtol
-        self.max_newton = max_newton
+        self.gtol, self.ztol = gtol, ztol
+        self.max_newton, self.max_cg = max_newton, max_cg
         self._y = np.zeros(self.P.dim_y)
         self._z = np.zeros(self.P.dim_y)
+        self.status = {}
 
     def y_star(self, x):
+        """Inexact Newton from the previous y*; leaves (x, y*) as the point
+        of ``P.hvp`` / ``P.cross``.  Backtracking on g (Armijo), except
+        where the predicted decrease is below float64 resolution of g: there
+        the step is accepted when it decreases |grad_y g| (so the solve
+        cannot stall near round-off)."""
         P = self.P
+        _, grad0 = P.value_grad(x, np.zeros(P.dim_y))
+        tol = self.gtol * max(1.0, np.linalg.norm(grad0))
         y = self._y.copy()
-        g0 = np.linalg.norm(P.grad_y_g(x, np.zeros(P.dim_y)))
-        tol = self.gtol * max(1.0, g0)
-        val = P.g(x, y)
-        for _ in range(self.max_newton):
-            grad = P.grad_y_g(x, y)
-            if np.linalg.norm(grad) <= tol:
-                break
-            P.hess_setup(x, y)
-            step = cg(P.hvp, grad, np.zeros_like(y), rtol=1e-3 * min(
-                1.0, np.linalg.norm(grad)))
-            t, slope = 1.0, grad @ step
-            while True:  # backtracking (Armijo)
+        val, grad = P.value_grad(x, y)
+        gnorm = np.linalg.norm(grad)
+        steps, hvps, evals = 0, 0, 2
+        while gnorm > tol and steps < self.max_newton:
+            step, _, n = pcg(P.hvp, grad, P.precond, np.zeros_like(y),
+                             rtol=forcing(gnorm, tol), max_iter=self.max_cg)
+            hvps += n
+            steps += 1
+            slope = grad @ step
+            noise = RESOLUTION * max(1.0, abs(val))
+            t = 1.0
+            while True:
                 y_new = y - t * step
-                val_new = P.g(x, y_new)
-                if val_new <= val - 1e-4 * t * slope or t < 1e-12:
+                val_new, grad_new = P.value_grad(x, y_new)
+                evals += 1
+                gnorm_new = np.linalg.norm(grad_new)
+                if val_new <= val - 1e-4 * t * slope or (
+                        t * slope <= noise and gnorm_new < gnorm):
                     break
                 t *= 0.5
-            y, val = y_new, val_new
+                if t < 1e-10:
+                    break
+            if t < 1e-10:  # no acceptable step: y is as good as it gets
+                P.value_grad(x, y)
+                evals += 1
+                break
+            y, val, grad, gnorm = y_new, val_new, grad_new, gnorm_new
         self._y = y
+        self.status = dict(newton_steps=steps, hvps=hvps, g_evals=evals,
+                           y_residual=gnorm / tol)
+        if gnorm > tol:
+            warnings.warn(
+                f"exact metrics: the y*(x) solve stopped at |grad_y g| = "
+                f"{gnorm:.3g} > tolerance {tol:.3g} after {steps} Newton "
+                "steps; value, grad_norm2 and the gaps are approximate "
+                "(see the solve_residual column)", RuntimeWarning,
+                stacklevel=2)
         return y
 
     def solve(self, x):
-        """(y*, z*, grad H) at x."""
+        """(y*, z*, grad H, f(x, y*)) at x."""
         P = self.P
         ys = self.y_star(x)
-        P.hess_setup(x, ys)
-        zs = cg(P.hvp, P.grad_y_f(x, ys), self._z)
+        fval, gyf = P.f_grad(ys)
+        zs, res, n = pcg(P.hvp, gyf, P.precond, self._z, rtol=self.ztol,
+                         max_iter=self.max_cg)
         self._z = zs
-        grad = P.grad_x_f(x, ys) - P.cross(x, ys, zs)
-        return ys, zs, grad
+        st = self.status
+        st["hvps"] += n
+        st["z_residual"] = res / self.ztol
+        st["residual"] = max(st["y_residual"], st["z_residual"])
+        if res > self.ztol:
+            warnings.warn(
+                f"exact metrics: the z*(x) solve stopped at a relative "
+                f"residual {res:.3g} > {self.ztol:.3g} after {n} CG "
+                "iterations; grad_norm2 and implicit_gap are approximate "
+                "(see the solve_residual column)", RuntimeWarning,
+                stacklevel=2)
+        grad = P.grad_x_f(x, ys) - P.cross(zs)
+        return ys, zs, grad, fval

@@ -7,16 +7,51 @@ H(x) - H(x*)`` and ``dist_x_star = |x - x*| / |x*|``, all in closed form.
 On the logistic tasks y*(x) and z*(x) are solved to high accuracy
 (``exact_glm``) and the classification error rates of the model y*(x) on the
 train / validation / test sets are reported, with ``test_error_iterate``,
-the test error of the solver's own y.
+the test error of the solver's own y, and ``solve_residual``, the larger of
+the two solves' final residuals over their tolerance (<= 1: both met).
+Linear algebra in a metric evaluation runs on ``metric_threads()`` BLAS
+threads (default 1), so that evaluations never oversubscribe the cores when
+benchopt runs several solvers at once.
 A run whose iterates are not finite is reported with ``diverged = 1`` and NaN
 metrics, which benchopt's stopping criterion records as *diverged*.
 """
+import os
+
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from .exact_glm import GLMExact
 from .exact_quadratic import QuadraticExact
 
 METRIC_KEYS = ("value", "grad_norm2", "inner_gap", "implicit_gap")
+
+THREADS_ENV = "BILEVEL_METRIC_THREADS"
+_CONTROLLER = None
+
+
+def metric_threads():
+    """BLAS threads of a metric evaluation: ``$BILEVEL_METRIC_THREADS``, or
+    1.  The heavy passes of the multiclass metrics are single-threaded numba
+    kernels anyway; with one BLAS thread per process, ``benchopt run -j N``
+    never runs more threads than solvers (an oversubscribed OpenBLAS was
+    measured 30x slower on one product)."""
+    value = os.environ.get(THREADS_ENV, "1")
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise ValueError(f"{THREADS_ENV} must be an integer >= 1, got "
+                         f"{value!r}")
+    return n
+
+
+def blas_limit():
+    """Context manager limiting BLAS to ``metric_threads()`` threads."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=metric_threads(), user_api="blas")
 
 
 class QuadraticMetrics:
@@ -27,6 +62,10 @@ class QuadraticMetrics:
         self.n, self.m = data["X_val"].shape[0], data["X_train"].shape[0]
 
     def __call__(self, x, y, z):
+        with blas_limit():
+            return self._metrics(x, y, z)
+
+    def _metrics(self, x, y, z):
         ex = self.exact
         ys = ex.y_star(x)
         gyf = ex.grad_y_f(x, ys)
@@ -56,7 +95,8 @@ class GLMMetrics:
     ERRORS = ("train_error", "val_error", "test_error", "test_error_iterate")
 
     def __init__(self, data):
-        self.exact = GLMExact(data["task"], data)
+        with blas_limit():
+            self.exact = GLMExact(data["task"], data)
         self.n, self.m = data["X_val"].shape[0], data["X_train"].shape[0]
         self.sets = [(data["X_train"], data["y_train"]),
                      (data["X_val"], data["y_val"])]
@@ -64,12 +104,17 @@ class GLMMetrics:
             self.sets.append((data["X_test"], data["y_test"]))
 
     def __call__(self, x, y, z):
+        with blas_limit():
+            return self._metrics(x, y, z)
+
+    def _metrics(self, x, y, z):
         P = self.exact.P
-        ys, zs, grad = self.exact.solve(x)
-        out = dict(value=float(P.f(x, ys)),
+        ys, zs, grad, value = self.exact.solve(x)
+        out = dict(value=float(value),
                    grad_norm2=float(grad @ grad),
                    inner_gap=float(np.sum((y - ys) ** 2)),
-                   implicit_gap=float(np.sum((z - zs) ** 2)))
+                   implicit_gap=float(np.sum((z - zs) ** 2)),
+                   solve_residual=float(self.exact.status["residual"]))
         for name, (X, lab) in zip(self.ERRORS, self.sets):
             out[name] = P.error(X, lab, ys)
         if len(self.sets) == 3:
@@ -77,7 +122,8 @@ class GLMMetrics:
         return out
 
     def nan_metrics(self):
-        return {k: np.nan for k in METRIC_KEYS + self.ERRORS}
+        return {k: np.nan for k in METRIC_KEYS + self.ERRORS
+                + ("solve_residual",)}
 
 
 def make_metrics(data):

@@ -106,7 +106,7 @@ def test_glm_metrics_against_scipy_and_dense_solve(task):
     rng = np.random.default_rng(4)
     x = (0.0 if task == "datacleaning" else np.log(0.1)) + \
         0.3 * rng.standard_normal(P.dim_x)
-    ys, zs, grad = metrics.exact.solve(x)
+    ys, zs, grad, _ = metrics.exact.solve(x)
     y_ref = _scipy_y_star(ind, x, P.dim_y)
     np.testing.assert_allclose(ys, y_ref, atol=1e-6)
     assert np.linalg.norm(ind.grad_g(x, ys)) < 1e-10
