@@ -17,22 +17,42 @@ MA_CHOICES = ("auto", "on", "off")
 INIT_CHOICES = ("full", "minibatch")
 
 
+def _is_number(value):
+    """A real number (int, float or numpy scalar; not a bool, not a
+    string)."""
+    return (isinstance(value, (int, float, np.floating, np.integer))
+            and not isinstance(value, (bool, np.bool_)))
+
+
+def _check_number(name, value):
+    """Any finite real number: the parameters the chosen estimators do not
+    use still go into the engine's float arrays."""
+    if not (_is_number(value) and math.isfinite(value)):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+
+
 def _check_positive(name, value):
-    if not (isinstance(value, (int, float, np.floating, np.integer))
-            and math.isfinite(value) and value > 0):
+    if not (_is_number(value) and math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
 
 
 def _check_unit(name, value):
-    if not (isinstance(value, (int, float, np.floating, np.integer))
-            and 0 < value <= 1):
+    if not (_is_number(value) and 0 < value <= 1):
         raise ValueError(f"{name} must be in (0, 1], got {value!r}")
 
 
 def _check_exponent(name, value):
-    if not (isinstance(value, (int, float, np.floating, np.integer))
-            and 0 <= value <= 1):
+    if not (_is_number(value) and 0 <= value <= 1):
         raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+
+
+def _check_integer(name, value, low, note=""):
+    """An integer >= ``low`` (an integral float such as 64.0 is accepted);
+    NaN, inf, strings and bools are refused with the parameter's name."""
+    if not (_is_number(value) and math.isfinite(value)
+            and int(value) == value and value >= low):
+        raise ValueError(
+            f"{name} must be an integer >= {low}{note}, got {value!r}")
 
 
 @dataclass
@@ -84,36 +104,35 @@ class PnPBOConfig:
             _check_positive(name, getattr(self, name))
         for name in ("exponent_x", "exponent_y", "exponent_z"):
             _check_exponent(name, getattr(self, name))
-        if not (isinstance(self.R, (int, float, np.floating, np.integer))
-                and self.R > 0):
+        if not (_is_number(self.R) and self.R > 0):
             raise ValueError(
                 f"R must be > 0 (math.inf disables clipping), got {self.R!r}")
         kinds = self.kinds
-        if NAMES["page"] in kinds:
-            _check_unit("p", self.p)
-        if NAMES["zerosarah"] in kinds:
-            _check_unit("rho_bar", self.rho_bar)
-        if NAMES["storm"] in kinds:
-            _check_unit("storm_a", self.storm_a)
-        if self.ma_on:
-            _check_unit("rho", self.rho)
-        if NAMES["sarah"] in kinds and not (
-                int(self.period) == self.period and self.period >= 1):
-            raise ValueError(
-                f"period must be an integer >= 1, got {self.period!r}")
-        if not (int(self.batch_size) == self.batch_size
-                and self.batch_size >= 1):
-            raise ValueError(
-                f"batch_size must be an integer >= 1, got {self.batch_size!r}")
-        if not (int(self.large_batch) == self.large_batch
-                and self.large_batch >= 0):
-            raise ValueError("large_batch must be an integer >= 0 "
-                             f"(0: full pass), got {self.large_batch!r}")
+        # Range-checked when used, finite numbers in any case.
+        for name, used in (("p", NAMES["page"] in kinds),
+                           ("rho_bar", NAMES["zerosarah"] in kinds),
+                           ("storm_a", NAMES["storm"] in kinds),
+                           ("rho", self.ma_on)):
+            (_check_unit if used else _check_number)(name,
+                                                     getattr(self, name))
+        if NAMES["sarah"] in kinds:
+            _check_integer("period", self.period, 1)
+        else:
+            _check_number("period", self.period)
+        _check_integer("batch_size", self.batch_size, 1)
+        _check_integer("large_batch", self.large_batch, 0, " (0: full pass)")
         for size, label in ((n, "n (UL samples)"), (m, "m (LL samples)")):
-            if size is not None and self.batch_size > size:
+            if size is None:
+                continue
+            if self.batch_size > size:
                 raise ValueError(
                     f"batch_size must be at most the number of samples: "
                     f"batch_size={self.batch_size} > {label}={size}")
+            if self.large_batch > size:
+                raise ValueError(
+                    f"large_batch must be at most the number of samples "
+                    f"(0: full pass): large_batch={self.large_batch} > "
+                    f"{label}={size}")
         return self
 
     @property

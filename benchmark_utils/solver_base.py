@@ -7,7 +7,7 @@ callback loop, divergence handling -- lives here, once.
 import numpy as np
 from benchopt import BaseSolver
 
-from .pnpbo import PnPBOConfig, PnPBORun
+from .pnpbo import PnPBOConfig, PnPBORun, _check_exponent, _check_integer
 from .problem import make_problem
 
 # Parameters every PnPBO-based solver exposes, with their defaults.
@@ -41,24 +41,33 @@ class PnPBOSolver(BaseSolver):
     references = []
 
     def config(self):
-        """The ``PnPBOConfig`` of this solver instance."""
+        """The ``PnPBOConfig`` of this solver instance.
+
+        Values are checked by ``PnPBOConfig.validate``, except
+        ``exponent_yz`` (checked here, under its own name, before it is
+        copied to ``exponent_y`` and ``exponent_z``).  ``R`` may be a
+        string: benchopt's command line passes ``R=inf`` as ``'inf'``; a
+        string that is not a number is left for ``validate`` to name.
+        """
         values = dict(self.preset)
         for name in getattr(self, "parameters", {}):
             for key in name.split(","):
                 key = key.strip()
                 value = getattr(self, key)
                 if key == "exponent_yz":
+                    _check_exponent("exponent_yz", value)
                     values["exponent_y"] = values["exponent_z"] = value
                 elif key in _CONFIG_FIELDS:
                     values[key] = value
         if isinstance(values.get("R"), str):
-            values["R"] = float(values["R"])
+            try:
+                values["R"] = float(values["R"])
+            except ValueError:
+                pass
         return PnPBOConfig(**values)
 
     def set_objective(self, problem, x0, y0, z0, seed):
-        if not (int(self.eval_freq) == self.eval_freq and self.eval_freq >= 1):
-            raise ValueError(
-                f"eval_freq must be an integer >= 1, got {self.eval_freq!r}")
+        _check_integer("eval_freq", self.eval_freq, 1)
         self.cfg = self.config().validate(problem.n, problem.m)
         self.problem, self.seed = problem, seed
         self.x0, self.y0, self.z0 = x0, y0, z0

@@ -3,18 +3,24 @@ seeded starting point, for every task."""
 import numpy as np
 
 from .problem import make_problem
+from .validation import TASK_NAMES, check_data
 
-TASK_NAMES = ("datacleaning", "logreg", "multilogreg", "quadratic")
+__all__ = ["TASK_NAMES", "problem_from_data", "starting_point"]
 
 
-def problem_from_data(task, X_train, y_train, X_val, y_val, **params):
+def problem_from_data(task, X_train, y_train, X_val, y_val, X_test=None,
+                      y_test=None, **params):
     """The ``Problem`` of a dataset: task parameters and the sizes of x, y.
 
+    The dataset is first checked (:func:`validation.check_data`): a bad
+    array or parameter raises a ``ValueError`` naming it, before any work.
     quadratic: params [d_x, d_y, ridge, lam]; logreg: [p], x and y in R^p;
     multilogreg: [p, C], x in R^C, y in R^{pC}; datacleaning: [p, C, C_r],
     x in R^m (one weight per training sample), y in R^{pC}.
     """
-    p = X_train.shape[1]
+    check_data(task, X_train, y_train, X_val, y_val, X_test, y_test,
+               **params)
+    p = np.shape(X_train)[1]
     if task == "quadratic":
         dim_x = int(params["dim_x"])
         dim_y = p - dim_x
@@ -28,8 +34,8 @@ def problem_from_data(task, X_train, y_train, X_val, y_val, **params):
         vec = [p, C]
     elif task == "datacleaning":
         C = int(params["n_classes"])
-        dim_x, dim_y = X_train.shape[0], p * C
-        vec = [p, C, params.get("l2_reg", 0.2)]
+        dim_x, dim_y = np.shape(X_train)[0], p * C
+        vec = [p, C, params["l2_reg"]]
     else:
         raise ValueError(
             f"task must be one of {list(TASK_NAMES)}, got {task!r}")

@@ -4,15 +4,24 @@ network: every download function is replaced by one that fails the test."""
 import bz2
 import gzip
 import inspect
+import json
 import os
+import shutil
+import signal
 import struct
+import subprocess
+import sys
+import threading
+import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 from benchopt.utils.run_context import RunContext
 
-from benchmark_utils.data import DataFormatError, DataNotFoundError
+from benchmark_utils.data import (DataFormatError, DataNotFoundError,
+                                  DataPermissionError)
 from benchmark_utils.data import covtype, files, ijcnn1, mnist, small
 from benchmark_utils.data.idx import read_idx
 from benchmark_utils.data.preprocess import (corrupt_labels, seed_streams,
@@ -179,9 +188,12 @@ def test_load_mnist_cache(tmp_path, monkeypatch):
                              cache_dir=tmp_path, download=False)
     for key in first:
         np.testing.assert_array_equal(first[key], again[key])
-    # without the local files, the cache alone is enough
-    assert mnist.load_mnist("mnist", [], cache_dir=tmp_path,
-                            download=False)["X_train"].shape == (N_POOL, 784)
+    # without the local files, the cache alone is enough (it says what
+    # it was built from)
+    with pytest.warns(UserWarning, match="built from the files in"):
+        alone = mnist.load_mnist("mnist", [], cache_dir=tmp_path,
+                                 download=False)
+    assert alone["X_train"].shape == (N_POOL, 784)
     assert mnist.local_copy_available("mnist", [], tmp_path)
     assert not mnist.local_copy_available("fashion", [], tmp_path)
     # a local file newer than the cache: parsed again
@@ -519,6 +531,398 @@ def test_failed_cache_write_leaves_nothing(tmp_path, monkeypatch):
             tmp.write_bytes(b"partial")
             raise KeyboardInterrupt
     assert sorted(os.listdir(tmp_path)) == ["cache", "covtype.data"]
+
+
+# --------------------------------------------------------------------------
+# the cache is keyed by its source
+# --------------------------------------------------------------------------
+
+def count_reads(monkeypatch, module, name):
+    """Wrap ``module.name`` (a loader's file reader); returns the live list
+    of its calls."""
+    calls = []
+    original = getattr(module, name)
+
+    def counted(files_):
+        calls.append(dict(files_))
+        return original(files_)
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+def load_covtype_from(folder, cache):
+    return covtype.load_covtype([folder], cache_dir=cache, download=False)
+
+
+def test_cache_reused_when_nothing_changed(tmp_path, monkeypatch):
+    reads = count_reads(monkeypatch, covtype, "read_covtype_folder")
+    (tmp_path / "data").mkdir()
+    write(tmp_path / "data" / "covtype.data", covtype_csv(20, 0)[0])
+    first = load_covtype_from(tmp_path / "data", tmp_path / "cache")
+    for _ in range(2):
+        again = load_covtype_from(tmp_path / "data", tmp_path / "cache")
+        np.testing.assert_array_equal(again["X"], first["X"])
+    assert len(reads) == 1
+    with np.load(tmp_path / "cache" / "covtype.npz") as npz:
+        fingerprint = json.loads(str(npz["source_fingerprint"]))
+    path = str((tmp_path / "data" / "covtype.data").resolve())
+    stat = os.stat(path)
+    assert fingerprint == {
+        "cache_version": files.CACHE_VERSION, "params": {},
+        "source": "files",
+        "files": [["data", path, stat.st_size, stat.st_mtime_ns]]}
+
+
+def test_cache_rebuilt_when_a_file_changes_with_an_older_time(
+        tmp_path, monkeypatch):
+    """An edit that leaves the file older than the cache (a restored
+    backup, ``cp -p``/``rsync -a``/``tar x`` of another version) used to be
+    missed: the cache was rebuilt only when a file was newer than it."""
+    reads = count_reads(monkeypatch, covtype, "read_covtype_folder")
+    data = tmp_path / "covtype.data"
+    text = covtype_csv(20, 0)[0]
+    write(data, text)
+    old = load_covtype_from(tmp_path, tmp_path / "cache")
+    cache_time = (tmp_path / "cache" / "covtype.npz").stat().st_mtime
+    # the same size (the first row's class 1 -> 2), dated a day before
+    # the cache
+    end = text.index("\n")
+    assert text[end - 2:end] == ",1"
+    write(data, text[:end - 1] + "2" + text[end:])
+    assert data.stat().st_size == len(text)
+    os.utime(data, (cache_time - 86400, cache_time - 86400))
+    new = load_covtype_from(tmp_path, tmp_path / "cache")
+    assert len(reads) == 2
+    assert old["y"][0] == 0 and new["y"][0] == 1
+    np.testing.assert_array_equal(new["y"][1:], old["y"][1:])
+    # and the rebuilt cache now serves the new file
+    load_covtype_from(tmp_path, tmp_path / "cache")
+    assert len(reads) == 2
+
+
+def test_cache_rebuilt_when_data_paths_points_elsewhere(tmp_path,
+                                                        monkeypatch):
+    """Two folders with the same file names: each switch of ``data_paths``
+    reloads, even when the other folder's files carry older timestamps."""
+    reads = count_reads(monkeypatch, covtype, "read_covtype_folder")
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    write(a / "covtype.data", covtype_csv(20, 0)[0])
+    write(b / "covtype.data", covtype_csv(20, 1)[0])
+    os.utime(b / "covtype.data", (1e9, 1e9))        # from 2001
+    cache = tmp_path / "cache"
+    from_a = load_covtype_from(a, cache)
+    from_b = load_covtype_from(b, cache)
+    assert len(reads) == 2
+    assert not np.array_equal(from_a["X"], from_b["X"])
+    np.testing.assert_array_equal(from_b["X"], covtype_csv(20, 1)[1])
+    load_covtype_from(b, cache)
+    assert len(reads) == 2
+    # a copy with preserved timestamps (cp -p) is another source too
+    c = tmp_path / "c"
+    c.mkdir()
+    shutil.copy2(a / "covtype.data", c / "covtype.data")
+    np.testing.assert_array_equal(load_covtype_from(c, cache)["X"],
+                                  from_a["X"])
+    assert len(reads) == 3
+    # a symlinked folder is keyed by the folder it resolves to
+    (tmp_path / "link").symlink_to(c)
+    load_covtype_from(tmp_path / "link", cache)
+    assert len(reads) == 3
+
+
+def test_download_cache_serves_offline_runs(tmp_path, monkeypatch):
+    """benchopt prepare once (download), run many times offline; local
+    files, once given, take over."""
+    reads = count_reads(monkeypatch, covtype, "read_covtype_folder")
+    text, X, y = covtype_csv(30, 0)
+    downloads = []
+
+    def download():
+        downloads.append(1)
+        return dict(X=covtype.compact_integers(X), y=(y - 1).astype(np.int8))
+    cache = tmp_path / "cache"
+    covtype.load_covtype([tmp_path / "none"], cache_dir=cache,
+                         download=download)
+    with np.load(cache / "covtype.npz") as npz:
+        assert json.loads(str(npz["source_fingerprint"]))["source"] == \
+            "download:scikit-learn:covtype"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # used silently
+        out = covtype.load_covtype([tmp_path / "none"], cache_dir=cache,
+                                   download=False)
+    np.testing.assert_array_equal(out["X"], X)
+    assert len(downloads) == 1 and not reads
+    # local files appear: they are read, and cached in place of the download
+    write(tmp_path / "covtype.data", covtype_csv(30, 5)[0])
+    out = load_covtype_from(tmp_path, cache)
+    np.testing.assert_array_equal(out["X"], covtype_csv(30, 5)[1])
+    assert len(reads) == 1
+    # files removed after `benchopt prepare`: the cache is still used,
+    # saying what it was built from
+    (tmp_path / "covtype.data").unlink()
+    with pytest.warns(UserWarning, match=f"built from the files in "
+                      f"{tmp_path.resolve()}, which are not found now"):
+        out = load_covtype_from(tmp_path, cache)
+    np.testing.assert_array_equal(out["X"], covtype_csv(30, 5)[1])
+    assert len(reads) == 1 and len(downloads) == 1
+
+
+def test_cache_of_other_loader_parameters_is_rebuilt(tmp_path):
+    """The loader's parameters are part of the fingerprint, and a cache of
+    the previous layout (no fingerprint) is rebuilt from local files but
+    still used alone."""
+    arrays = dict(a=np.arange(3))
+    cache = tmp_path / "x.npz"
+    calls = []
+
+    def fetch():
+        calls.append(1)
+        return arrays
+
+    def load(params, local=None, fetch_=fetch):
+        return files.load_arrays(cache, local, lambda f: arrays, fetch_,
+                                 lambda a, s: None, str, params=params)
+    load({"n_features": 22})
+    load({"n_features": 22}, fetch_=None)
+    assert len(calls) == 1
+    load({"n_features": 23})
+    assert len(calls) == 2
+    # a cache written before fingerprints existed
+    with open(cache, "wb") as f:
+        np.savez(f, cache_version=np.int64(files.CACHE_VERSION), a=[7])
+    assert load({}, fetch_=None)["a"].tolist() == [7]
+    local = tmp_path / "local.txt"
+    local.write_text("x")
+    assert load({}, local={"data": local})["a"].tolist() == [0, 1, 2]
+
+
+# --------------------------------------------------------------------------
+# killed cache writers: SIGTERM and stale temporary files
+# --------------------------------------------------------------------------
+
+WRITER = """
+import sys, time
+import numpy as np
+sys.path.insert(0, {root!r})
+from benchmark_utils.data import files
+
+def slow_savez(f, **arrays):
+    f.write(b"PK half an archive")
+    f.flush()
+    open({ready!r}, "w").close()
+    time.sleep(120)
+
+np.savez = slow_savez
+files.write_cache({cache!r}, dict(a=np.zeros(3)))
+"""
+
+
+def start_writer(tmp_path, cache):
+    """A process blocked in the middle of writing the cache ``cache``."""
+    ready = tmp_path / "ready"
+    code = WRITER.format(root=bench_helpers.ROOT, ready=str(ready),
+                         cache=str(cache))
+    proc = subprocess.Popen([sys.executable, "-c", code],
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not ready.exists():
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert time.monotonic() < deadline, "the writer did not start"
+        time.sleep(0.05)
+    return proc
+
+
+def parts(folder):
+    return sorted(p.name for p in folder.iterdir()
+                  if p.name.endswith(".part"))
+
+
+def test_sigterm_during_a_cache_write_leaves_no_part(tmp_path):
+    cache = tmp_path / "cache" / "covtype.npz"
+    proc = start_writer(tmp_path, cache)
+    try:
+        (part,) = parts(cache.parent)
+        host, pid = part.split(".")[3:5]
+        assert part.startswith(".covtype.npz.") and int(pid) == proc.pid
+        # a live writer's file is not stale
+        assert files.clean_stale_parts(cache) == []
+        assert parts(cache.parent) == [part]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    finally:
+        proc.kill()
+        proc.wait()
+    assert os.listdir(cache.parent) == []
+    # the default handler is back once the write is over
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_sigterm_handler_only_while_writing_and_not_over_anothers(
+        tmp_path, monkeypatch):
+    seen = []
+    with files.atomic_file(tmp_path / "a.bin") as tmp:
+        seen.append(signal.getsignal(signal.SIGTERM))
+        tmp.write_bytes(b"x")
+    assert seen[0] not in (signal.SIG_DFL, None)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    # someone else's handler is left in place
+
+    def mine(signum, frame):
+        pass
+    previous = signal.signal(signal.SIGTERM, mine)
+    try:
+        with files.atomic_file(tmp_path / "b.bin") as tmp:
+            assert signal.getsignal(signal.SIGTERM) is mine
+            tmp.write_bytes(b"x")
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    # and no handler is installed from another thread
+    out = []
+
+    def write_in_thread():
+        with files.atomic_file(tmp_path / "c.bin") as tmp:
+            out.append(signal.getsignal(signal.SIGTERM))
+            tmp.write_bytes(b"x")
+    thread = threading.Thread(target=write_in_thread)
+    thread.start()
+    thread.join()
+    assert out == [signal.SIG_DFL]
+    assert sorted(os.listdir(tmp_path)) == ["a.bin", "b.bin", "c.bin"]
+
+
+def test_stale_parts_are_removed_by_the_next_load(tmp_path):
+    """SIGKILL cannot be caught: the writer's file stays until the next
+    load of that cache, which removes it (its writer is dead)."""
+    cache_dir = tmp_path / "cache"
+    proc = start_writer(tmp_path, cache_dir / "covtype.npz")
+    proc.kill()
+    proc.wait()
+    (killed,) = parts(cache_dir)
+    assert f".{proc.pid}." in killed
+    # a live writer's file (this process), one of another cache, an old
+    # unnamed one (older version, or another host) and a recent one
+    live = f".covtype.npz.{files._HOST}.{os.getpid()}.abcd1234.part"
+    other = f".ijcnn1.npz.{files._HOST}.{proc.pid}.abcd1234.part"
+    old = ".covtype.npz.k3j2h1g0.part"
+    recent = ".covtype.npz.z9y8x7w6.part"
+    for name in (live, other, old, recent):
+        (cache_dir / name).write_bytes(b"partial")
+    past = time.time() - files.STALE_PART_AGE - 60
+    os.utime(cache_dir / old, (past, past))
+    write(tmp_path / "covtype.data", covtype_csv(10, 0)[0])
+    load_covtype_from(tmp_path, cache_dir)
+    assert parts(cache_dir) == sorted([live, other, recent])
+    assert (cache_dir / "covtype.npz").is_file()
+    # once old enough, even a file named after a live process goes
+    os.utime(cache_dir / live, (past, past))
+    assert files.clean_stale_parts(cache_dir / "covtype.npz") == [
+        cache_dir / live]
+    assert parts(cache_dir) == sorted([other, recent])
+
+
+# --------------------------------------------------------------------------
+# unreadable files: permissions, not corruption
+# --------------------------------------------------------------------------
+
+def deny(monkeypatch, denied):
+    """Make opening ``denied`` raise PermissionError, as a file of mode 000
+    does for a user other than root (the tests run as root)."""
+    original = files._open
+
+    def guarded(path, mode):
+        if Path(path) == Path(denied):
+            raise PermissionError(13, "Permission denied", str(path))
+        return original(path, mode)
+    monkeypatch.setattr(files, "_open", guarded)
+
+
+def check_permission_error(error, path):
+    message = str(error)
+    assert isinstance(error, DataPermissionError)
+    assert isinstance(error, PermissionError)
+    assert str(path) in message and "permission denied" in message
+    assert f"chmod a+r {path}" in message and "owner" in message
+    assert "corrupt" not in message.replace("not reported corrupt", "")
+    assert error.__cause__ is None and error.__suppress_context__
+
+
+@pytest.mark.parametrize("loader", ["mnist", "ijcnn1", "covtype"])
+def test_unreadable_file_says_permission_denied(tmp_path, monkeypatch,
+                                                loader):
+    if loader == "mnist":
+        write_mnist(tmp_path)
+        denied = tmp_path / "t10k-images-idx3-ubyte"
+
+        def load():
+            return mnist.load_mnist("mnist", [tmp_path],
+                                    cache_dir=tmp_path / "cache",
+                                    download=False)
+    elif loader == "ijcnn1":
+        write(tmp_path / "ijcnn1", libsvm_text(5, 0)[0])
+        denied = write(tmp_path / "ijcnn1.t.bz2", libsvm_text(5, 1)[0])
+
+        def load():
+            return ijcnn1.load_ijcnn1([tmp_path],
+                                      cache_dir=tmp_path / "cache",
+                                      download=False)
+    else:
+        denied = write(tmp_path / "covtype.data.gz", covtype_csv(5, 0)[0])
+
+        def load():
+            return load_covtype_from(tmp_path, tmp_path / "cache")
+    deny(monkeypatch, denied)
+    with pytest.raises(DataPermissionError) as e:
+        load()
+    check_permission_error(e.value, denied)
+    assert not (tmp_path / "cache").exists() and not leftovers(tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root reads a file of mode 000")
+def test_chmod_000_says_permission_denied(tmp_path):
+    path = write(tmp_path / "covtype.data", covtype_csv(5, 0)[0])
+    path.chmod(0)
+    try:
+        with pytest.raises(DataPermissionError) as e:
+            load_covtype_from(tmp_path, None)
+        check_permission_error(e.value, path)
+    finally:
+        path.chmod(0o644)
+
+
+def test_unreadable_cache_is_left_alone(tmp_path, monkeypatch):
+    write(tmp_path / "covtype.data", covtype_csv(10, 0)[0])
+    load_covtype_from(tmp_path, tmp_path / "cache")
+    cache = tmp_path / "cache" / "covtype.npz"
+
+    def denied(path, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+    monkeypatch.setattr(files.np, "load", denied)
+    with pytest.warns(UserWarning, match=f"Ignoring the cache {cache}: "
+                      f"{cache}: permission denied"):
+        out = load_covtype_from(tmp_path, tmp_path / "cache")
+    assert out["X"].shape == (10, 54) and cache.is_file()
+
+
+def test_failed_download_is_not_chained(tmp_path):
+    """benchopt prints the whole chain: the download's own traceback
+    (requests, urllib3, socket) buried the message; the reason stays in
+    the message."""
+    def offline():
+        try:
+            raise OSError("[Errno -3] Temporary failure in name resolution")
+        except OSError as e:
+            raise ConnectionError("Max retries exceeded") from e
+    with pytest.raises(DataNotFoundError) as e:
+        covtype.load_covtype([tmp_path], cache_dir=tmp_path / "cache",
+                             download=offline)
+    assert e.value.__cause__ is None and e.value.__suppress_context__
+    assert "Download failed: ConnectionError: Max retries exceeded" in str(
+        e.value)
+    assert "'covtype'" in str(e.value)
 
 
 # --------------------------------------------------------------------------

@@ -79,6 +79,50 @@ def test_metrics_are_reported_by_the_objective():
     ({"R": -1.0}, "R must be > 0"),
     ({"init": "warm"}, "init must be one of ['full', 'minibatch']"),
     ({"eval_freq": 0}, "eval_freq must be an integer >= 1"),
+    # non-numeric values name the parameter (benchopt's command line passes
+    # `R=abc` or `eval_freq=nan` as the strings 'abc' and 'nan')
+    ({"R": "abc"}, "R must be > 0 (math.inf disables clipping), got 'abc'"),
+    ({"R": "nan"}, "R must be > 0 (math.inf disables clipping), got nan"),
+    ({"eval_freq": "nan"}, "eval_freq must be an integer >= 1, got 'nan'"),
+    ({"eval_freq": math.nan}, "eval_freq must be an integer >= 1, got nan"),
+    ({"eval_freq": math.inf}, "eval_freq must be an integer >= 1, got inf"),
+    ({"eval_freq": 2.5}, "eval_freq must be an integer >= 1, got 2.5"),
+    ({"batch_size": math.nan}, "batch_size must be an integer >= 1, got nan"),
+    ({"batch_size": "abc"}, "batch_size must be an integer >= 1, got 'abc'"),
+    ({"batch_size": True}, "batch_size must be an integer >= 1, got True"),
+    ({"step_size": "abc"}, "step_size must be a finite number > 0, got "
+     "'abc'"),
+    ({"step_size": math.nan}, "step_size must be a finite number > 0, got "
+     "nan"),
+    ({"outer_ratio": math.inf}, "outer_ratio must be a finite number > 0, "
+     "got inf"),
+    ({"z_ratio": "x"}, "z_ratio must be a finite number > 0, got 'x'"),
+    ({"exponent_x": "abc"}, "exponent_x must be in [0, 1], got 'abc'"),
+    ({"exponent_yz": 2}, "exponent_yz must be in [0, 1], got 2"),
+    ({"exponent_yz": math.nan}, "exponent_yz must be in [0, 1], got nan"),
+    ({"p": "abc"}, "p must be in (0, 1], got 'abc'"),
+    ({"p": math.nan}, "p must be in (0, 1], got nan"),
+    ({"estimator_x": "sarah", "period": "abc"},
+     "period must be an integer >= 1, got 'abc'"),
+    ({"estimator_x": "sarah", "period": math.nan},
+     "period must be an integer >= 1, got nan"),
+    ({"estimator_x": "sarah", "period": 0},
+     "period must be an integer >= 1, got 0"),
+    # parameters the estimators do not use still reach the engine's float
+    # arrays: they must at least be finite numbers
+    ({"period": "abc"}, "period must be a finite number, got 'abc'"),
+    ({"ma": "off", "rho": "abc"}, "rho must be a finite number, got 'abc'"),
+    ({"rho_bar": math.nan}, "rho_bar must be a finite number, got nan"),
+    ({"estimator_z": "storm", "storm_a": "abc"},
+     "storm_a must be in (0, 1], got 'abc'"),
+    ({"ma": "on", "rho": math.nan}, "rho must be in (0, 1], got nan"),
+    ({"large_batch": math.nan},
+     "large_batch must be an integer >= 0 (0: full pass), got nan"),
+    ({"large_batch": -1},
+     "large_batch must be an integer >= 0 (0: full pass), got -1"),
+    ({"large_batch": 250},
+     "large_batch must be at most the number of samples (0: full pass): "
+     "large_batch=250 > n (UL samples)=200"),
 ])
 def test_bad_input_is_refused_with_a_clear_error(params, message):
     objective = objective_for(SMALL)
@@ -86,6 +130,57 @@ def test_bad_input_is_refused_with_a_clear_error(params, message):
     with pytest.raises(ValueError) as err:
         solver.set_objective(**objective.get_objective())
     assert message in str(err.value)
+
+
+@pytest.mark.parametrize("name, params, message", [
+    ("SOBA", {"exponent_yz": 2}, "exponent_yz must be in [0, 1], got 2"),
+    ("SABA", {"exponent_yz": -0.5}, "exponent_yz must be in [0, 1], got "
+     "-0.5"),
+    ("SPABA", {"large_batch": 301},
+     "large_batch must be at most the number of samples (0: full pass): "
+     "large_batch=301 > m (LL samples)=300"),
+    ("SPABA", {"p": "abc"}, "p must be in (0, 1], got 'abc'"),
+    ("SRBA", {"period": math.nan}, "period must be an integer >= 1, got "
+     "nan"),
+    ("MA-SOBA", {"rho": "abc"}, "rho must be in (0, 1], got 'abc'"),
+    ("SFFBA", {"eval_freq": "nan"}, "eval_freq must be an integer >= 1, "
+     "got 'nan'"),
+    ("SRMBA", {"R": "abc"}, "R must be > 0 (math.inf disables clipping), "
+     "got 'abc'"),
+])
+def test_named_solvers_name_the_bad_parameter(name, params, message):
+    objective = objective_for(dict(SMALL, n=400, m=300))
+    solver = solver_class(name).get_instance(**params)
+    with pytest.raises(ValueError) as err:
+        solver.set_objective(**objective.get_objective())
+    assert message in str(err.value)
+
+
+def test_string_inf_and_large_batch_at_the_data_size_are_accepted():
+    objective = objective_for(SMALL)
+    solver = solver_class("PnPBO").get_instance(R="inf", large_batch=200,
+                                                batch_size=16, eval_freq=8.0)
+    solver.set_objective(**objective.get_objective())
+    assert solver.cfg.R == math.inf and solver.cfg.large_batch == 200
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"batch_size": math.nan}, "batch_size must be an integer >= 1, got nan"),
+    ({"batch_size": 64.5}, "batch_size must be an integer >= 1, got 64.5"),
+    ({"large_batch": "10"}, "large_batch must be an integer >= 0 (0: full "
+     "pass), got '10'"),
+    ({"R": "1"}, "R must be > 0 (math.inf disables clipping), got '1'"),
+    ({"exponent_y": 2}, "exponent_y must be in [0, 1], got 2"),
+    ({"estimator_x": "sarah", "period": math.inf},
+     "period must be an integer >= 1, got inf"),
+    ({"storm_a": None}, "storm_a must be a finite number, got None"),
+])
+def test_pnpbo_config_names_the_bad_parameter(params, message):
+    from benchmark_utils.pnpbo import PnPBOConfig
+    with pytest.raises(ValueError) as err:
+        PnPBOConfig(**params).validate(100, 100)
+    assert message in str(err.value)
+    PnPBOConfig(large_batch=100, batch_size=100.0).validate(100, 100)
 
 
 def test_batch_larger_than_ll_data_is_refused():

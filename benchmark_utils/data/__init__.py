@@ -11,6 +11,6 @@ to benchopt's ``get_data_path``.
 Only the light modules are imported here: the source modules import their
 third-party fetchers at top level, and a dataset must not need another's.
 """
-from .errors import DataFormatError, DataNotFoundError
+from .errors import DataFormatError, DataNotFoundError, DataPermissionError
 
-__all__ = ["DataFormatError", "DataNotFoundError"]
+__all__ = ["DataFormatError", "DataNotFoundError", "DataPermissionError"]

@@ -14,7 +14,7 @@ from sklearn.datasets import fetch_covtype
 
 from .errors import DataFormatError, not_found_message
 from .files import (READ_ERRORS, find_local_copy, load_arrays, open_text,
-                    pruned_on_failure, retry_options)
+                    permission_denied, pruned_on_failure, retry_options)
 from .preprocess import (multilogreg_data, seed_streams, split_indices,
                          standardize)
 
@@ -58,6 +58,8 @@ def read_covtype_file(path):
             # an empty file: reported below, not as numpy's warning
             warnings.filterwarnings("ignore", message=".*no data")
             data = np.loadtxt(f, delimiter=",", dtype=np.int64, ndmin=2)
+    except PermissionError as e:
+        raise permission_denied(path, e) from None
     except ValueError as e:
         raise DataFormatError(
             f"{path}: not a covtype file of {N_FEATURES + 1} comma-separated "
@@ -122,7 +124,8 @@ def load_covtype(folders=(), cache_dir=None, download=True, data_home=None):
 
     cache = Path(cache_dir) / CACHE_NAME if cache_dir else None
     return load_arrays(cache, local, read_covtype_folder, fetch,
-                       check_arrays, not_found)
+                       check_arrays, not_found,
+                       download_name="scikit-learn:covtype")
 
 
 def _sklearn_cached(data_home):

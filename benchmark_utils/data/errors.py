@@ -10,6 +10,14 @@ class DataNotFoundError(FileNotFoundError):
     """
 
 
+class DataPermissionError(PermissionError):
+    """A data file exists but this process may not read it.
+
+    The message names the file and says to fix its permissions or ask its
+    owner (the file is not reported corrupt: it was not read).
+    """
+
+
 class DataFormatError(ValueError):
     """A data file exists but is corrupt or has the wrong shape.
 

@@ -14,7 +14,8 @@ from scipy import sparse
 from sklearn.datasets import load_svmlight_file
 
 from .errors import DataFormatError, not_found_message
-from .files import READ_ERRORS, find_local_copy, load_arrays, open_binary
+from .files import (READ_ERRORS, find_local_copy, load_arrays, open_binary,
+                    permission_denied)
 from .preprocess import (logreg_data, pm1_labels, seed_streams,
                          split_indices)
 
@@ -33,6 +34,8 @@ def read_libsvm_file(path, n_features=N_FEATURES):
         with open_binary(path) as f:
             X, y = load_svmlight_file(f, n_features=n_features,
                                       dtype=np.float64, zero_based=False)
+    except PermissionError as e:
+        raise permission_denied(path, e) from None
     except (ValueError, *READ_ERRORS) as e:
         raise DataFormatError(
             f"{path}: not a LIBSVM file with {n_features} features "
@@ -99,7 +102,9 @@ def load_ijcnn1(folders=(), cache_dir=None, download=True):
 
     cache = Path(cache_dir) / CACHE_NAME if cache_dir else None
     return load_arrays(cache, local, read_libsvm_folder, fetch,
-                       check_arrays, not_found)
+                       check_arrays, not_found,
+                       download_name="libsvmdata:ijcnn1,ijcnn1_test",
+                       params={"n_features": N_FEATURES})
 
 
 def _libsvmdata_cached():

@@ -171,7 +171,9 @@ def load_mnist(variant="mnist", folders=(), cache_dir=None, download=True,
 
     cache = Path(cache_dir) / cache_name(variant) if cache_dir else None
     return load_arrays(cache, local, read_idx_folder, fetch, check_arrays,
-                       not_found)
+                       not_found,
+                       download_name="openml:" + OPENML_NAMES[variant],
+                       params={"variant": variant})
 
 
 def local_copy_available(variant, folders, cache_dir=None):
