@@ -128,11 +128,6 @@ class PnPBOConfig:
                 raise ValueError(
                     f"batch_size must be at most the number of samples: "
                     f"batch_size={self.batch_size} > {label}={size}")
-            if self.large_batch > size:
-                raise ValueError(
-                    f"large_batch must be at most the number of samples "
-                    f"(0: full pass): large_batch={self.large_batch} > "
-                    f"{label}={size}")
         return self
 
     @property

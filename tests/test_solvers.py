@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from bench_helpers import objective_for, solver_class
+from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
 from benchmark_utils.presets import PRESETS
 
 SMALL = dict(n=200, m=300, dim_x=5, dim_y=10)
@@ -120,9 +121,6 @@ def test_metrics_are_reported_by_the_objective():
      "large_batch must be an integer >= 0 (0: full pass), got nan"),
     ({"large_batch": -1},
      "large_batch must be an integer >= 0 (0: full pass), got -1"),
-    ({"large_batch": 250},
-     "large_batch must be at most the number of samples (0: full pass): "
-     "large_batch=250 > n (UL samples)=200"),
 ])
 def test_bad_input_is_refused_with_a_clear_error(params, message):
     objective = objective_for(SMALL)
@@ -136,9 +134,6 @@ def test_bad_input_is_refused_with_a_clear_error(params, message):
     ("SOBA", {"exponent_yz": 2}, "exponent_yz must be in [0, 1], got 2"),
     ("SABA", {"exponent_yz": -0.5}, "exponent_yz must be in [0, 1], got "
      "-0.5"),
-    ("SPABA", {"large_batch": 301},
-     "large_batch must be at most the number of samples (0: full pass): "
-     "large_batch=301 > m (LL samples)=300"),
     ("SPABA", {"p": "abc"}, "p must be in (0, 1], got 'abc'"),
     ("SRBA", {"period": math.nan}, "period must be an integer >= 1, got "
      "nan"),
@@ -207,3 +202,20 @@ def test_unknown_task_is_refused():
     from benchmark_utils.problems import task_code
     with pytest.raises(ValueError, match="task must be one of"):
         task_code("svm")
+
+
+def test_large_batch_above_the_data_size_is_the_exact_full_pass():
+    """large_batch >= a level's size gives that level's exact full pass:
+    the iterates of large_batch = 0, bit for bit."""
+    data = objective_for(SMALL).get_objective()
+    runs = []
+    for large in (0, 10 ** 6):
+        cfg = PnPBOConfig(**PRESETS["SPABA"], p=0.3, batch_size=8,
+                          large_batch=large).validate()
+        run = PnPBORun(data["problem"], cfg, data["x0"], data["y0"],
+                       data["z0"], 0)
+        run.run(50)
+        runs.append(run.result())
+    for key in ("x", "y", "z"):
+        assert np.array_equal(runs[0][key], runs[1][key])
+    assert runs[0]["n_samples"] == runs[1]["n_samples"]
