@@ -33,8 +33,9 @@ class Objective(BaseObjective):
         data = dict(task=task, X_train=X_train, y_train=y_train,
                     X_val=X_val, y_val=y_val, X_test=X_test, y_test=y_test,
                     **task_params)
+        # Checks every array (test split included) before any work.
         self.problem = problem_from_data(task, X_train, y_train, X_val,
-                                         y_val, **task_params)
+                                         y_val, X_test, y_test, **task_params)
         self.metrics = make_metrics(data)
 
     def get_objective(self):

@@ -203,3 +203,12 @@ def test_large_array_is_checked_quickly():
     with pytest.raises(ValueError, match=f"first at row {n - 1}, column "
                        f"{p - 1}"):
         check_data(**data)
+
+
+
+def test_the_objective_checks_the_test_split():
+    objective = benchmark().get_benchmark_objective().get_instance()
+    data = glm_data("multilogreg")
+    data["y_test"][0] = -1.0
+    with pytest.raises(ValueError, match="y_test"):
+        objective.set_data(**data)
