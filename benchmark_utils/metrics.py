@@ -138,11 +138,23 @@ def make_metrics(data):
 
 
 def evaluate(metrics, x, y, z, n_samples, diverged=False):
-    """Metrics dict for one iterate; NaN metrics when it is not finite."""
+    """Metrics dict for one iterate; NaN metrics when it is not finite.
+
+    ``diverged`` is 1 when the iterate is not finite (or the engine said
+    so), and also when it is finite but ``value`` or ``grad_norm2``
+    overflows (e.g. ``SABA[step_size=20]`` on Simulated: x is finite but
+    so large that H is NaN and |grad H|^2 is inf); the stopping criterion
+    then ends the run (``stopping.py``).
+    """
     finite = all(np.all(np.isfinite(a)) for a in (x, y, z))
-    out = metrics(x, y, z) if finite and not diverged \
-        else metrics.nan_metrics()
+    if finite and not diverged:
+        # an overflow is reported as diverged = 1 below, not as a warning
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = metrics(x, y, z)
+    else:
+        out = metrics.nan_metrics()
     out["n_samples"] = int(n_samples)
     out["epochs"] = n_samples / (metrics.n + metrics.m)
-    out["diverged"] = int(bool(diverged) or not finite)
+    metrics_finite = all(np.isfinite(out[k]) for k in ("value", "grad_norm2"))
+    out["diverged"] = int(bool(diverged) or not finite or not metrics_finite)
     return out

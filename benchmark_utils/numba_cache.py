@@ -28,22 +28,44 @@ def sources_digest():
     return h.hexdigest()
 
 
-def _cache_dirs():
-    """Folders where numba keeps this package's cache files."""
-    dirs = [p for p in PACKAGE.rglob("__pycache__") if p.is_dir()]
+def _user_cache_dir():
+    """``NUMBA_CACHE_DIR`` when numba will use it, else None.
+
+    numba writes every cache file under ``NUMBA_CACHE_DIR`` when it is set
+    and usable (it falls back to ``__pycache__`` when it cannot write
+    there) and then never reads ``__pycache__``.
+    """
     root = os.environ.get("NUMBA_CACHE_DIR")
-    if root and Path(root).is_dir():
-        dirs += [p for p in Path(root).rglob("*")
-                 if p.is_dir() and "benchmark_utils" in str(p)]
-    return dirs
+    if not root:
+        return None
+    path = Path(root)
+    probe = path
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if probe.is_dir() and os.access(probe, os.W_OK | os.X_OK):
+        return path
+    return None
+
+
+def _cache_dirs():
+    """Folders where numba keeps this package's cache files (only those:
+    a process with its own ``NUMBA_CACHE_DIR`` leaves the in-tree cache of
+    other processes alone)."""
+    root = _user_cache_dir()
+    if root is not None:
+        if not root.is_dir():
+            return []
+        return [p for p in root.rglob("*")
+                if p.is_dir() and "benchmark_utils" in str(p)]
+    return [p for p in PACKAGE.rglob("__pycache__") if p.is_dir()]
 
 
 def ensure_fresh():
     """Drop stale numba cache files if the sources changed since they were
     written; record the current sources' digest."""
     digest = sources_digest()
-    root = os.environ.get("NUMBA_CACHE_DIR")
-    stamp_dir = Path(root) if root else PACKAGE / "__pycache__"
+    root = _user_cache_dir()
+    stamp_dir = root if root is not None else PACKAGE / "__pycache__"
     stamp = stamp_dir / STAMP
     try:
         if stamp.read_text() == digest:

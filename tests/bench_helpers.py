@@ -1,11 +1,19 @@
-"""Access to the benchmark's classes the way benchopt loads them."""
+"""Access to the benchmark's classes the way benchopt loads them, and
+``benchopt run`` in a subprocess."""
 import os
+import re
+import subprocess
+import sys
 from functools import lru_cache
 
+import pandas as pd
 from benchopt.benchmark import Benchmark
 from benchopt.utils.run_context import RunContext
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# A small Simulated problem for benchopt runs in the tests
+SMALL = "Simulated[n=200,m=300,dim_x=5,dim_y=10]"
 
 
 @lru_cache(maxsize=1)
@@ -28,3 +36,20 @@ def objective_for(dataset_params, repetition=0, base_seed=0,
                                  repetition=repetition, base_seed=base_seed)
     objective._set_dataset(dataset)
     return objective
+
+
+def run_benchopt(tmp_path, *args, env=None, timeout=900):
+    """``benchopt run`` in a subprocess (no result cache: every run is
+    computed by the current code); returns (results, status per solver)."""
+    out = tmp_path / "res.parquet"
+    cmd = [sys.executable, "-m", "benchopt", "run", ROOT, *args,
+           "--no-plot", "--no-html", "--no-cache", "--output", str(out)]
+    env = dict(os.environ if env is None else env,
+               BENCHOPT_RAISE_ON_ERROR="true")
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    text = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout.replace("\r", "\n"))
+    status = dict(re.findall(
+        r"\|--(\S+?\[.*?\]): (done(?: \([a-z ]+\))?|diverged|error)", text))
+    return pd.read_parquet(out), status

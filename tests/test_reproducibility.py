@@ -57,3 +57,29 @@ def test_numba_cache_is_dropped_when_a_kernel_source_changes(tmp_path,
     assert not numba_cache.ensure_fresh() and cached.exists()
     kernel.write_text("from numba import njit\n# changed\n")
     assert numba_cache.ensure_fresh() and not cached.exists()
+
+
+def test_a_numba_cache_dir_of_its_own_leaves_the_in_tree_cache_alone(
+        tmp_path, monkeypatch):
+    """With NUMBA_CACHE_DIR set (e.g. the cold-compile test's empty folder)
+    numba reads and writes only there: only that folder is cleaned."""
+    from benchmark_utils import numba_cache
+    pkg = tmp_path / "pkg"
+    (pkg / "__pycache__").mkdir(parents=True)
+    (pkg / "kernel.py").write_text("from numba import njit\n")
+    in_tree = pkg / "__pycache__" / "engine.run-1.py311.nbi"
+    in_tree.write_text("index")
+    root = tmp_path / "numba_cache"
+    user = root / "work" / "benchmark_utils"
+    user.mkdir(parents=True)
+    (user / "engine.run-1.py311.nbi").write_text("index")
+    monkeypatch.setattr(numba_cache, "PACKAGE", pkg)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(root))
+    assert numba_cache.ensure_fresh()   # no stamp there yet: clean it
+    assert in_tree.exists()
+    assert not (user / "engine.run-1.py311.nbi").exists()
+    assert (root / numba_cache.STAMP).exists()
+    assert not (pkg / "__pycache__" / numba_cache.STAMP).exists()
+    # an empty NUMBA_CACHE_DIR that does not exist yet: nothing to clean
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "new" / "dir"))
+    assert numba_cache.ensure_fresh() and in_tree.exists()
