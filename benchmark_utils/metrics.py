@@ -12,8 +12,10 @@ the two solves' final residuals over their tolerance (<= 1: both met).
 Linear algebra in a metric evaluation runs on ``metric_threads()`` BLAS
 threads (default 1), so that evaluations never oversubscribe the cores when
 benchopt runs several solvers at once.
-A run whose iterates are not finite is reported with ``diverged = 1`` and NaN
-metrics, which benchopt's stopping criterion records as *diverged*.
+A point whose iterates are not finite is reported with ``diverged = 1`` and
+NaN metrics; a point whose ``value`` or ``grad_norm2`` overflows gets
+``diverged = 1`` too.  The stopping criterion (``stopping.py``) then ends the
+run and keeps its curve.
 """
 import os
 
