@@ -968,10 +968,11 @@ def main(argv=None):
     for shape in shapes:
         if shape == "quadratic":
             continue
-        section = metric_section if metric_only else shape_section
-        args_ = (shape, checks) if metric_only else (shape, args, settings,
-                                                      info, checks)
-        out.setdefault("shapes", {})[shape] = section(*args_)
+        if metric_only:
+            res = metric_section(shape, checks)
+        else:
+            res = shape_section(shape, args, settings, info, checks)
+        out.setdefault("shapes", {})[shape] = res
     if checks:
         out["targets"] = checks
         print_targets(checks)

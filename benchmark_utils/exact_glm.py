@@ -172,8 +172,8 @@ class MultiLogReg(SoftmaxCE):
         return 2.0 * np.exp(x)
 
     def cross(self, v):
-        return 2.0 * np.exp(self._x) * np.sum(self.W(self._y) * self.W(v),
-                                               axis=1)
+        W, V = self.W(self._y), self.W(v)
+        return 2.0 * np.exp(self._x) * np.sum(W * V, axis=1)
 
 
 class DataCleaning(SoftmaxCE):

@@ -205,7 +205,6 @@ def test_large_array_is_checked_quickly():
         check_data(**data)
 
 
-
 def test_the_objective_checks_the_test_split():
     objective = benchmark().get_benchmark_objective().get_instance()
     data = glm_data("multilogreg")
