@@ -1,0 +1,1 @@
+"""Developer tools of the benchmark (not imported by benchopt)."""

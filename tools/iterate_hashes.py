@@ -1,0 +1,152 @@
+"""Fingerprints of the core's iterates, to prove that a refactor changed
+nothing: SHA-256 of x, y, z (and the sample count, kept apart) after a fixed
+number of iterations, for every named preset and a few PnPBO mixtures, on
+the four tasks, with several chunkings of the run.
+
+    python -m tools.iterate_hashes record   # writes tools/iterate_hashes.json
+    python -m tools.iterate_hashes check    # compares, lists what differs
+
+The iterates are bitwise reproducible on one machine and build (the
+kernels use fastmath reassociation, so another CPU or numba version may
+round differently): the file records the machine it was made on, and
+``check`` says when it runs elsewhere.
+"""
+import hashlib
+import json
+import platform
+import sys
+from pathlib import Path
+
+import numpy as np
+
+FILE = Path(__file__).with_name("iterate_hashes.json")
+N_ITER = 60
+CHUNKINGS = ((60,), (1, 59), (7, 13, 40))
+
+MIXTURES = {
+    "mix-saga-page-zerosarah-ma": dict(estimator_x="saga",
+                                       estimator_y="page",
+                                       estimator_z="zerosarah", ma="on",
+                                       R=1.0, p=0.2),
+    "mix-sarah-storm-sgd": dict(estimator_x="sarah", estimator_y="storm",
+                                estimator_z="sgd", ma="off", R=2.0,
+                                period=9, init="minibatch"),
+    "mix-page-large-batch": dict(estimator_x="page", estimator_y="page",
+                                 estimator_z="saga", ma="auto", R=1.0,
+                                 p=0.3, large_batch=24),
+    "mix-zerosarah-minibatch": dict(estimator_x="zerosarah",
+                                    estimator_y="saga",
+                                    estimator_z="zerosarah",
+                                    init="minibatch", rho_bar=0.3),
+    "mix-schedules": dict(estimator_x="storm", estimator_y="sgd",
+                          estimator_z="page", exponent_x=0.5,
+                          exponent_y=0.3, exponent_z=0.7, outer_ratio=2.0,
+                          z_ratio=0.5, storm_a=0.4, p=0.1),
+}
+
+
+def machine():
+    import numba
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return dict(cpu=cpu or platform.processor(), numba=numba.__version__,
+                numpy=np.__version__, python=platform.python_version())
+
+
+def datasets():
+    """Small seeded datasets of the four tasks (rows chosen so that full
+    passes have chunk remainders and both multiclass kernel paths run)."""
+    from benchmark_utils.simulated import make_quadratic
+    rng = np.random.default_rng(11)
+    out = {"quadratic": make_quadratic(n=40, m=300, dim_x=3, dim_y=4,
+                                       seed=3)}
+
+    def glm(task, n, m, p, C=None, **params):
+        d = dict(task=task, X_train=rng.standard_normal((m, p)),
+                 X_val=rng.standard_normal((n, p)), **params)
+        for key, size in (("y_train", m), ("y_val", n)):
+            d[key] = (rng.choice([-1.0, 1.0], size) if C is None
+                      else rng.integers(0, C, size).astype(float))
+        if C is not None:
+            d["n_classes"] = C
+        return d
+    out["logreg"] = glm("logreg", 50, 70, 6)
+    out["multilogreg"] = glm("multilogreg", 45, 60, 5, C=4)
+    out["datacleaning"] = glm("datacleaning", 30, 41, 130, C=3,
+                              l2_reg=0.2)
+    return out
+
+
+def configs():
+    from benchmark_utils.presets import PRESETS
+    out = {name: dict(preset) for name, preset in PRESETS.items()}
+    out.update(MIXTURES)
+    return out
+
+
+def fingerprints():
+    """{case: {"xyz": sha256, "n_samples": int}} for every case."""
+    from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
+    from benchmark_utils.tasks import problem_from_data, starting_point
+    out = {}
+    for task, data in datasets().items():
+        params = {k: v for k, v in data.items()
+                  if k not in ("task", "X_train", "y_train", "X_val",
+                               "y_val")}
+        params.pop("X_test", None)
+        params.pop("y_test", None)
+        problem = problem_from_data(task, data["X_train"], data["y_train"],
+                                    data["X_val"], data["y_val"], **params)
+        x0, y0, z0 = starting_point(problem, 5)
+        for name, fixed in configs().items():
+            cfg = PnPBOConfig(**{"batch_size": 8, "step_size": 0.05,
+                                 **fixed})
+            for chunks in CHUNKINGS:
+                run = PnPBORun(problem, cfg, x0, y0, z0, 17)
+                for c in chunks:
+                    run.run(c)
+                h = hashlib.sha256()
+                for v in (run.x, run.y, run.z):
+                    h.update(np.ascontiguousarray(v).tobytes())
+                key = f"{task}/{name}/{'+'.join(map(str, chunks))}"
+                out[key] = dict(xyz=h.hexdigest(), n_samples=run.n_samples,
+                                iteration=run.iteration)
+    return out
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv not in (["record"], ["check"]):
+        print(__doc__)
+        return 2
+    current = fingerprints()
+    if argv == ["record"]:
+        FILE.write_text(json.dumps(dict(machine=machine(), n_iter=N_ITER,
+                                        cases=current), indent=1) + "\n")
+        print(f"{len(current)} fingerprints written to {FILE}")
+        return 0
+    ref = json.loads(FILE.read_text())
+    if ref["machine"] != machine():
+        print(f"note: recorded on {ref['machine']}, running on {machine()}")
+    bad_xyz = [k for k, v in ref["cases"].items()
+               if current.get(k, {}).get("xyz") != v["xyz"]]
+    bad_n = [k for k, v in ref["cases"].items()
+             if current.get(k, {}).get("n_samples") != v["n_samples"]]
+    for k in bad_xyz:
+        print(f"iterates differ: {k}")
+    for k in bad_n:
+        print(f"n_samples differ: {k}: {ref['cases'][k]['n_samples']} -> "
+              f"{current.get(k, {}).get('n_samples')}")
+    print(f"{len(ref['cases'])} cases: {len(bad_xyz)} with other iterates, "
+          f"{len(bad_n)} with another sample count")
+    return 1 if bad_xyz else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
