@@ -1,0 +1,100 @@
+"""tools.select: scores of a run by each criterion, ranking with diverged
+runs excluded, and a written run config that benchopt runs as is."""
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bench_helpers import ROOT
+from tools import select
+
+DATA = "Simulated[n=200,m=300,dim_x=2,dim_y=3]"
+
+
+def _run(solver, rep, times, values, diverged=None, samples=None):
+    k = len(times)
+    return pd.DataFrame(dict(
+        dataset_name=DATA, solver_name=solver, idx_rep=rep,
+        time=times, objective_value=values,
+        objective_n_samples=samples if samples is not None else
+        np.arange(k) * 100, objective_epochs=np.arange(k) / 2,
+        objective_diverged=diverged if diverged is not None else [0] * k))
+
+
+def test_run_scores_by_criterion():
+    run = _run("A", 0, [0.0, 1.0, 3.0], [4.0, 2.0, 1.0])
+    col = "time"
+    assert select.run_score(run, "objective_value", "final", col) == 1.0
+    assert select.run_score(run, "objective_value", "final", col,
+                            budget=2.0) == 2.0
+    # step curve over [0, 4]: 4 on [0,1), 2 on [1,3), 1 on [3,4]
+    assert select.run_score(run, "objective_value", "auc", col,
+                            budget=4.0) == pytest.approx((4 + 4 + 1) / 4)
+    assert select.run_score(run, "objective_value", "auc", col, budget=4.0,
+                            log=True) == pytest.approx(
+        (math.log10(4) + 2 * math.log10(2) + 0) / 4)
+    assert select.run_score(run, "objective_value", "reach", col,
+                            threshold=2.0) == 1.0
+    assert select.run_score(run, "objective_value", "reach", col,
+                            threshold=0.5) == math.inf
+    assert select.run_score(run, "objective_value", "reach", col,
+                            threshold=3.0, maximize=True) == 0.0
+
+
+def test_ranking_median_spread_and_diverged_runs():
+    df = pd.concat([
+        _run("good[s=1]", 0, [0, 1, 2], [3.0, 1.0, 0.5]),
+        _run("good[s=1]", 1, [0, 1, 2], [3.0, 1.0, 0.7]),
+        _run("good[s=1]", 2, [0, 1, 2], [3.0, 1.0, 0.9]),
+        _run("good[s=2]", 0, [0, 1, 2], [3.0, 2.0, 0.1]),
+        _run("good[s=2]", 1, [0, 1, 2], [3.0, 2.0, np.nan], [0, 0, 1]),
+        _run("bad[s=9]", 0, [0, 1], [3.0, np.inf], [0, 1]),
+        _run("other[a=1]", 0, [0, 1, 2], [3.0, 2.0, 0.6]),
+    ])
+    table = select.score_table(df, "objective_value")
+    top = table.iloc[0]
+    assert top.solver == "good[s=2]" and top.runs == 1 and top.diverged == 1
+    mid = table[table.solver == "good[s=1]"].iloc[0]
+    assert mid["median"] == pytest.approx(0.7)
+    assert (mid["min"], mid["max"]) == (0.5, 0.9)
+    bad = table[table.solver == "bad[s=9]"].iloc[0]
+    assert bad.runs == 0 and bad["rank"] == 0
+    best = select.best_per_solver(table)
+    assert list(best.solver) == ["good[s=2]", "other[a=1]"]
+    with pytest.raises(SystemExit, match="unknown metric"):
+        select.score_table(df, "objective_nope")
+
+
+def test_written_config_runs_in_benchopt(tmp_path):
+    df = pd.concat([
+        _run("SABA[step_size=0.05]", 0, [0, 1, 2], [3.0, 2.0, 1.0]),
+        _run("SABA[step_size=0.1]", 0, [0, 1, 2], [3.0, 2.0, 0.5]),
+        _run("SOBA[step_size=0.1]", 0, [0, 1, 2], [3.0, 2.0, 0.5]),
+    ])
+    results = tmp_path / "sweep.parquet"
+    df.to_parquet(results)
+    config = tmp_path / "best.yml"
+    assert select.main([str(results), "--write", str(config)]) == 0
+    text = config.read_text()
+    assert "SABA[step_size=0.1]" in text and "0.05" not in text
+    out = tmp_path / "best_run.parquet"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchopt", "run", ROOT, "--config",
+         str(config), "-n", "2", "--timeout", "5", "--no-plot", "--no-html",
+         "--no-display", "--output", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    ran = pd.read_parquet(out).solver_name.unique()
+    assert sorted(s.split("[")[0] for s in ran) == ["SABA", "SOBA"]
+    assert all("step_size=0.1" in s for s in ran)
+
+
+def test_several_datasets_need_a_choice(tmp_path):
+    a = _run("SABA[step_size=0.1]", 0, [0, 1], [2.0, 1.0])
+    b = a.assign(dataset_name="digits")
+    table = select.score_table(pd.concat([a, b]), "objective_value")
+    with pytest.raises(SystemExit, match="--dataset"):
+        select.write_config(tmp_path / "x.yml", table)

@@ -1,0 +1,220 @@
+"""Rank the configurations of a benchopt sweep and write the best as a run
+config.
+
+    python -m tools.select outputs/<run>.parquet [--metric objective_value]
+        [--criterion final|auc|reach] [--axis time|n_samples|epochs]
+        [--budget B] [--threshold T] [--log] [--maximize]
+        [--dataset SUBSTRING] [--top K] [--write configs/best.yml]
+
+A *configuration* is one solver name with its parameters (benchopt's
+``solver_name``, e.g. ``SPABA[p=0.01,step_size=0.1,...]``) on one dataset;
+its *runs* are the repetitions (``idx_rep``).  Each run gets a score:
+
+- ``final``: the metric at the last evaluation with ``axis <= budget`` (the
+  last evaluation when no budget is given);
+- ``auc``: the mean of the metric over ``[0, budget]`` of the axis, the
+  curve held constant between evaluations and after its last one (a run
+  that stopped because it converged keeps its final value); with
+  ``--log``, the mean of log10 of the metric (for metrics spanning
+  decades, such as ``objective_grad_norm2``);
+- ``reach``: the first axis value at which the metric is at or below
+  ``--threshold`` (at or above with ``--maximize``), ``inf`` if never
+  within the budget.
+
+Runs that diverged (``objective_diverged = 1`` at any point, or a
+non-finite score) are excluded; a configuration all of whose runs diverged
+is listed as diverged.  Configurations are ranked by the median of their
+runs' scores (lower is better unless ``--maximize``; ``reach`` is always
+lower-is-better) and printed with the spread over repetitions (min, max).
+``--write PATH`` writes a benchopt run config with the dataset and the best
+configuration of each solver, which ``benchopt run . --config PATH`` runs
+as is.
+"""
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+AXES = {"time": "time", "n_samples": "objective_n_samples",
+        "epochs": "objective_epochs"}
+CRITERIA = ("final", "auc", "reach")
+
+
+def load(path):
+    """The results table of a benchopt run (parquet or csv)."""
+    path = Path(path)
+    if not path.is_file():
+        raise SystemExit(f"no such results file: {path}")
+    if path.suffix == ".csv":
+        return pd.read_csv(path)
+    return pd.read_parquet(path)
+
+
+def run_score(run, metric, criterion, axis, budget=None, threshold=None,
+              log=False, maximize=False):
+    """Score of one run (its rows, in evaluation order)."""
+    run = run.sort_values(axis, kind="stable")
+    t = run[axis].to_numpy(dtype=float)
+    v = run[metric].to_numpy(dtype=float)
+    if budget is not None:
+        keep = t <= budget
+        t, v = t[keep], v[keep]
+    if t.size == 0:
+        return math.nan
+    if criterion == "final":
+        return float(v[-1])
+    if criterion == "reach":
+        hit = v >= threshold if maximize else v <= threshold
+        return float(t[np.argmax(hit)]) if hit.any() else math.inf
+    # auc: step curve held after each evaluation, over [t0, budget]
+    if log:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = np.log10(v)
+    end = budget if budget is not None else t[-1]
+    if end <= t[0]:
+        return float(v[0])
+    edges = np.append(t, end)
+    widths = np.diff(edges)
+    return float(np.sum(v * widths) / (end - t[0]))
+
+
+def score_table(df, metric, criterion="final", axis="time", budget=None,
+                threshold=None, log=False, maximize=False):
+    """One row per (dataset, configuration): median score, spread, runs
+    kept and runs excluded as diverged, rank within its dataset."""
+    if metric not in df.columns:
+        metrics = sorted(c for c in df.columns if c.startswith("objective_"))
+        raise SystemExit(f"unknown metric {metric!r}; the results have "
+                         f"{metrics}")
+    col = AXES[axis]
+    rows = []
+    for (data, solver), conf in df.groupby(["dataset_name", "solver_name"],
+                                           sort=False):
+        scores, diverged = [], 0
+        for _, run in conf.groupby("idx_rep"):
+            flag = run.get("objective_diverged")
+            s = run_score(run, metric, criterion, col, budget, threshold,
+                          log, maximize)
+            if (flag is not None and (flag == 1).any()) or not (
+                    math.isfinite(s) or (criterion == "reach"
+                                         and s == math.inf)):
+                diverged += 1
+                continue
+            scores.append(s)
+        rows.append(dict(
+            dataset=data, solver=solver, name=solver.split("[")[0],
+            median=float(np.median(scores)) if scores else math.nan,
+            min=min(scores) if scores else math.nan,
+            max=max(scores) if scores else math.nan,
+            runs=len(scores), diverged=diverged))
+    table = pd.DataFrame(rows)
+    better_high = maximize and criterion != "reach"
+    key = table["median"] * (-1.0 if better_high else 1.0)
+    table["_key"] = key.fillna(math.inf)
+    table = table.sort_values(["dataset", "_key"], kind="stable")
+    table["rank"] = table.groupby("dataset").cumcount() + 1
+    table.loc[table["runs"] == 0, "rank"] = 0
+    return table.drop(columns="_key").reset_index(drop=True)
+
+
+def best_per_solver(table):
+    """The best configuration of each solver name (runs > 0)."""
+    ok = table[table["runs"] > 0]
+    return ok.groupby(["dataset", "name"], sort=False).head(1)
+
+
+def write_config(path, table, n_repetitions=None, extra=None):
+    """A benchopt run config: the dataset and each solver's best
+    configuration (benchopt's own names, which its parser reads back)."""
+    best = best_per_solver(table)
+    datasets = best["dataset"].unique()
+    if len(datasets) != 1:
+        raise SystemExit(
+            f"the results hold {len(datasets)} datasets; choose one with "
+            f"--dataset (one of: {', '.join(datasets)})")
+    lines = ["# Written by `python -m tools.select`: the best configuration",
+             "# of each solver in the sweep.", "dataset:",
+             f"  - {_quote(datasets[0])}", "solver:"]
+    lines += [f"  - {_quote(s)}" for s in best["solver"]]
+    if n_repetitions is not None:
+        lines.append(f"n-repetitions: {int(n_repetitions)}")
+    for key, value in (extra or {}).items():
+        lines.append(f"{key}: {value}")
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text("\n".join(lines) + "\n")
+
+
+def _quote(name):
+    return "'" + name.replace("'", "''") + "'"
+
+
+def format_table(table, top=None, metric="", criterion=""):
+    out = []
+    for data, rows in table.groupby("dataset", sort=False):
+        out.append(f"\n{data}  ({criterion} of {metric}; median over "
+                   "repetitions, [min, max])")
+        shown = rows if top is None else pd.concat(
+            [rows[rows["rank"] > 0].head(top), rows[rows["rank"] == 0]])
+        for r in shown.itertuples():
+            if r.runs == 0:
+                out.append(f"   -  diverged ({r.diverged} runs)  {r.solver}")
+                continue
+            div = f", {r.diverged} diverged" if r.diverged else ""
+            out.append(f"  {r.rank:2d}  {r.median:.6g}  [{r.min:.3g}, "
+                       f"{r.max:.3g}]  ({r.runs} runs{div})  {r.solver}")
+    return "\n".join(out)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="python -m tools.select", description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("results", help="benchopt results (.parquet or .csv)")
+    p.add_argument("--metric", default="objective_value")
+    p.add_argument("--criterion", choices=CRITERIA, default="final")
+    p.add_argument("--axis", choices=sorted(AXES), default="time")
+    p.add_argument("--budget", type=float, default=None)
+    p.add_argument("--threshold", type=float, default=None)
+    p.add_argument("--log", action="store_true",
+                   help="auc of log10(metric)")
+    p.add_argument("--maximize", action="store_true")
+    p.add_argument("--dataset", default=None,
+                   help="keep the datasets whose name contains this")
+    p.add_argument("--top", type=int, default=None)
+    p.add_argument("--write", metavar="PATH", default=None,
+                   help="write the best configuration of each solver as a "
+                   "benchopt run config")
+    p.add_argument("--n-repetitions", type=int, default=None,
+                   help="n-repetitions of the written config")
+    args = p.parse_args(argv)
+    if args.criterion == "reach" and args.threshold is None:
+        p.error("--criterion reach needs --threshold")
+    if args.criterion == "auc" and args.budget is None:
+        p.error("--criterion auc needs --budget (the end of the area)")
+    if args.budget is not None and not args.budget > 0:
+        p.error(f"--budget must be > 0, got {args.budget}")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    df = load(args.results)
+    if args.dataset is not None:
+        df = df[df["dataset_name"].str.contains(args.dataset, regex=False)]
+        if df.empty:
+            raise SystemExit(f"no dataset name contains {args.dataset!r}")
+    table = score_table(df, args.metric, args.criterion, args.axis,
+                        args.budget, args.threshold, args.log, args.maximize)
+    print(format_table(table, args.top, args.metric, args.criterion))
+    if args.write:
+        write_config(args.write, table, args.n_repetitions)
+        print(f"\nrun config written to {args.write}: "
+              f"benchopt run . --config {args.write}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
