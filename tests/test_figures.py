@@ -1,0 +1,66 @@
+"""tools.figures: labels that keep sweep members apart, median and band
+over repetitions, one PNG + PDF per dataset (full names) and an offline
+page."""
+import numpy as np
+import pandas as pd
+
+from tools import figures
+
+
+def test_short_labels_keep_only_varying_parameters():
+    names = ["SPABA[p=0.01,step_size=0.1]", "SPABA[p=0.01,step_size=0.05]",
+             "SABA[R=inf,step_size=0.1]"]
+    labels = figures.short_labels(names)
+    assert labels[names[0]] == "SPABA step_size=0.1"
+    assert labels[names[1]] == "SPABA step_size=0.05"
+    assert labels[names[2]] == "SABA"
+    assert figures.parse_name("PnPBO[R=inf,ma=on]") == (
+        "PnPBO", {"R": "inf", "ma": "on"})
+
+
+def test_median_and_band_of_step_curves():
+    grid = np.array([0.0, 1.0, 2.0, 3.0])
+    curves = [(np.array([0.0, 2.0]), np.array([4.0, 1.0])),
+              (np.array([0.0, 1.0, 3.0]), np.array([6.0, 2.0, 0.5])),
+              (np.array([0.0, 3.0]), np.array([8.0, 3.0]))]
+    med, lo, hi = figures.median_band(curves, grid, 0.0)
+    np.testing.assert_allclose(med, [6.0, 4.0, 2.0, 1.75])
+    np.testing.assert_allclose(lo, [4.0, 2.0, 1.0, 0.5])
+    np.testing.assert_allclose(hi, [8.0, 8.0, 8.0, 3.0])
+
+
+def _results():
+    rows = []
+    for data in ("Simulated[n=10]", "digits[l2_reg=0.2,ratio=0.5]"):
+        for solver in ("SABA[step_size=0.1]", "SABA[step_size=0.05]"):
+            for rep in range(3):
+                t = np.array([0.0, 0.01, 0.1, 1.0]) * (1 + rep)
+                rows.append(pd.DataFrame(dict(
+                    dataset_name=data, solver_name=solver, idx_rep=rep,
+                    time=t, objective_grad_norm2=10.0 ** -np.arange(4.0),
+                    objective_n_samples=np.arange(4) * 1000,
+                    objective_epochs=np.arange(4.0),
+                    objective_test_error=[0.5, 0.4, 0.3, 0.3]
+                    if data.startswith("digits") else np.nan)))
+    return pd.concat(rows)
+
+
+def test_render_writes_every_dataset_and_an_offline_page(tmp_path):
+    path = tmp_path / "run.parquet"
+    _results().to_parquet(path)
+    pngs = figures.render(path, tmp_path / "figs")
+    names = sorted(p.name for p in pngs)
+    assert names == ["00_Simulated_n=10.png",
+                     "01_digits_l2_reg=0.2_ratio=0.5.png"]
+    for png in pngs:
+        assert png.stat().st_size > 1000
+        assert png.with_name(png.name[:-4] + ".pdf").is_file()
+    page = (tmp_path / "figs" / "index.html").read_text()
+    assert page.count("data:image/png;base64,") == 2
+    assert "http" not in page  # nothing to fetch: opens offline
+    fig = figures.dataset_figure(_results().query(
+        "dataset_name == 'Simulated[n=10]'"), "Simulated[n=10]")
+    axes = [a for a in fig.axes if a.get_visible()]
+    # no test error on Simulated: grad_norm2 vs time, samples, epochs
+    assert len(axes) == 3
+    assert all(a.get_yscale() == "log" for a in axes)

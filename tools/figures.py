@@ -1,0 +1,222 @@
+"""Figures in the layout of the PnPBO paper's experiments, from a benchopt
+results file, as PNG and PDF, plus a self-contained HTML page that opens
+offline (benchopt's own page loads plotly from the internet).
+
+    python -m tools.figures outputs/<run>.parquet [--out figures/]
+        [--band 0.2] [--points 200]
+
+One figure per dataset, one panel per view that the results support:
+
+- test error vs time (logistic tasks; ``objective_test_error``);
+- suboptimality H(x) - H(x*) vs time (where it is known: Simulated);
+- ‖∇H‖² vs time, vs sample evaluations and vs epochs.
+
+Each curve is the median over repetitions with a quantile band
+(``--band q``: from q to 1 - q), every run's curve held constant between its
+evaluations and read on a common grid of the x axis.  Axes are logarithmic
+where the values span more than two decades.  Labels are the solver's name
+followed by the parameters that differ between that solver's
+configurations in the file (``SPABA step_size=0.05``), so sweep members stay
+apart without printing every parameter.
+"""
+import argparse
+import base64
+import html
+import re
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+VIEWS = (  # (metric column, x column, y label, x label)
+    ("objective_test_error", "time", "test error", "time (s)"),
+    ("objective_suboptimality", "time", "H(x) − H(x*)", "time (s)"),
+    ("objective_grad_norm2", "time", "‖∇H(x)‖²", "time (s)"),
+    ("objective_grad_norm2", "objective_n_samples", "‖∇H(x)‖²",
+     "sample evaluations"),
+    ("objective_grad_norm2", "objective_epochs", "‖∇H(x)‖²",
+     "epochs (samples / (n + m))"),
+)
+
+
+def parse_name(name):
+    """``"SPABA[p=0.01,step_size=0.1]"`` -> ("SPABA", {"p": "0.01", ...})."""
+    m = re.fullmatch(r"([^\[]+)(?:\[(.*)\])?", name)
+    base, inner = m.group(1), m.group(2) or ""
+    params = {}
+    for part in re.findall(r"[^,\[\]]+=(?:\[[^\]]*\]|[^,]*)", inner):
+        key, value = part.split("=", 1)
+        params[key.strip()] = value.strip()
+    return base, params
+
+
+def short_labels(names):
+    """Solver name + the parameters that vary among that solver's
+    configurations in ``names``."""
+    parsed = {n: parse_name(n) for n in names}
+    varying = {}
+    for base in {b for b, _ in parsed.values()}:
+        confs = [p for b, p in parsed.values() if b == base]
+        keys = set().union(*confs)
+        varying[base] = sorted(k for k in keys
+                               if len({c.get(k) for c in confs}) > 1)
+    return {n: " ".join([b] + [f"{k}={p.get(k)}" for k in varying[b]])
+            for n, (b, p) in parsed.items()}
+
+
+def run_curves(df, metric, x):
+    """{solver_name: [(x values, metric values) per repetition]}, each run
+    sorted by x, non-finite values dropped."""
+    out = {}
+    for (solver, _), run in df.groupby(["solver_name", "idx_rep"],
+                                       sort=False):
+        run = run.sort_values(x, kind="stable")
+        xs = run[x].to_numpy(dtype=float)
+        ys = run[metric].to_numpy(dtype=float)
+        ok = np.isfinite(xs) & np.isfinite(ys)
+        if ok.sum():
+            out.setdefault(solver, []).append((xs[ok], ys[ok]))
+    return out
+
+
+def spans_decades(values, decades=2.0):
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    return v.size > 1 and np.log10(v.max() / v.min()) > decades
+
+
+def grid_for(runs, log):
+    lo = min(xs[xs > 0].min() if log and (xs > 0).any() else xs.min()
+             for rs in runs.values() for xs, _ in rs)
+    hi = max(xs.max() for rs in runs.values() for xs, _ in rs)
+    return lo, hi
+
+
+def median_band(curves, grid, band):
+    """Median and (band, 1 - band) quantiles over runs of step curves read
+    on ``grid`` (a run contributes from its first evaluation to its last)."""
+    rows = []
+    for xs, ys in curves:
+        idx = np.searchsorted(xs, grid, side="right") - 1
+        inside = (idx >= 0) & (grid <= xs[-1])
+        rows.append(np.where(inside, ys[np.clip(idx, 0, None)], np.nan))
+    Y = np.vstack(rows)
+    with warnings.catch_warnings():  # all-NaN columns: NaN, no warning
+        warnings.simplefilter("ignore", RuntimeWarning)
+        med = np.nanmedian(Y, axis=0)
+        lo = np.nanquantile(Y, band, axis=0)
+        hi = np.nanquantile(Y, 1 - band, axis=0)
+    return med, lo, hi
+
+
+def dataset_figure(df, dataset, band=0.2, points=200):
+    """The matplotlib figure of one dataset, or None if no view applies."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    views = [v for v in VIEWS if v[0] in df.columns
+             and np.isfinite(df[v[0]].to_numpy(dtype=float)).any()]
+    if not views:
+        return None
+    labels = short_labels(df["solver_name"].unique())
+    solvers = list(dict.fromkeys(df["solver_name"]))
+    colors = plt.get_cmap("tab20" if len(solvers) > 10 else "tab10")
+    fig, axes = plt.subplots(1, len(views), figsize=(4.2 * len(views), 3.6),
+                             squeeze=False)
+    for ax, (metric, x, ylabel, xlabel) in zip(axes[0], views):
+        runs = run_curves(df, metric, x)
+        if not runs:
+            ax.set_visible(False)
+            continue
+        all_x = np.concatenate([xs for rs in runs.values() for xs, _ in rs])
+        all_y = np.concatenate([ys for rs in runs.values() for _, ys in rs])
+        logx = spans_decades(all_x[all_x > 0])
+        logy = spans_decades(all_y)
+        lo, hi = grid_for(runs, logx)
+        grid = (np.geomspace(lo, hi, points) if logx and lo > 0
+                else np.linspace(lo, hi, points))
+        for i, solver in enumerate(solvers):
+            if solver not in runs:
+                continue
+            med, qlo, qhi = median_band(runs[solver], grid, band)
+            color = colors(i % colors.N)
+            ax.plot(grid, med, color=color, label=labels[solver], lw=1.6)
+            if len(runs[solver]) > 1:
+                ax.fill_between(grid, qlo, qhi, color=color, alpha=0.2,
+                                lw=0)
+        if logx:
+            ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=0.3)
+    handles, names = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center",
+               ncol=min(len(names), 4), fontsize=8, frameon=False)
+    fig.suptitle(dataset, fontsize=9)
+    fig.tight_layout(rect=(0, 0.08 + 0.04 * (len(names) // 4), 1, 0.95))
+    return fig
+
+
+def slug(name):
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", name)[:120].strip("_")
+
+
+def render(results, out, band=0.2, points=200):
+    """Write one PNG and one PDF per dataset and ``index.html``; return the
+    list of PNG paths."""
+    df = pd.read_parquet(results) if str(results).endswith(".parquet") \
+        else pd.read_csv(results)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    pngs, sections = [], []
+    import matplotlib.pyplot as plt
+    for i, (dataset, d) in enumerate(df.groupby("dataset_name",
+                                                sort=False)):
+        fig = dataset_figure(d, dataset, band, points)
+        if fig is None:
+            continue
+        stem = f"{i:02d}_{slug(dataset)}"
+        png, pdf = out / f"{stem}.png", out / f"{stem}.pdf"
+        fig.savefig(png, dpi=120)
+        fig.savefig(pdf)
+        plt.close(fig)
+        pngs.append(png)
+        data = base64.b64encode(png.read_bytes()).decode()
+        sections.append(f"<h2>{html.escape(dataset)}</h2>\n<img alt="
+                        f"\"{html.escape(dataset)}\" src=\"data:image/png;"
+                        f"base64,{data}\">")
+    page = ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>"
+            f"{html.escape(Path(results).name)}</title><style>body{{font-"
+            "family:sans-serif}}img{max-width:100%}</style></head><body>"
+            f"<h1>{html.escape(Path(results).name)}</h1>\n<p>Median over "
+            f"repetitions, band: quantiles {band:g}–{1 - band:g}.</p>\n"
+            + "\n".join(sections) + "\n</body></html>\n")
+    (out / "index.html").write_text(page)
+    return pngs
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        prog="python -m tools.figures", description=__doc__.split("\n\n")[0])
+    p.add_argument("results", help="benchopt results (.parquet or .csv)")
+    p.add_argument("--out", default="figures", help="output folder")
+    p.add_argument("--band", type=float, default=0.2,
+                   help="quantile band from q to 1 - q (default 0.2)")
+    p.add_argument("--points", type=int, default=200)
+    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    if not 0 <= args.band < 0.5:
+        p.error(f"--band must be in [0, 0.5), got {args.band}")
+    if not Path(args.results).is_file():
+        p.error(f"no such results file: {args.results}")
+    pngs = render(args.results, args.out, args.band, args.points)
+    print(f"{len(pngs)} figures (PNG + PDF) and {Path(args.out) / 'index.html'}"
+          " (self-contained, opens offline)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
