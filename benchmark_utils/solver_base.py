@@ -1,28 +1,22 @@
 """Base class of every single-loop solver: a PnPBO preset + benchopt plumbing.
 
-A solver file only states its paper, its parameters and ``preset`` (the fixed
-part of its ``PnPBOConfig``); everything else -- validation, compilation, the
-callback loop, divergence and deadline handling -- lives here, once.
+A solver file only states its name, its paper, ``preset`` (the name of its
+entry in ``presets``) and ``parameters = solver_parameters(preset)``; what
+it fixes and its defaults live in that entry, everything else --
+validation, compilation, the callback loop, divergence and deadline
+handling -- lives here, once.
 """
 import numpy as np
 from benchopt import BaseSolver
 
 from .pnpbo import PnPBOConfig, PnPBORun, _check_exponent, _check_integer
-from .presets import PRESETS
+from . import presets
+from .presets import PRESETS, config_fields
 from .problem import make_problem
 
-# Parameters every PnPBO-based solver exposes, with their defaults.
-COMMON = {
-    "batch_size": [64],
-    "step_size": [0.1],       # beta (y step)
-    "outer_ratio": [1.0],     # alpha = beta / outer_ratio
-    "z_ratio": [1.0],         # gamma = beta / z_ratio
-    "exponent_x": [0.0],      # alpha_k = alpha / (k + 1)^exponent_x
-    "exponent_yz": [0.0],     # beta_k, gamma_k likewise
-    "eval_freq": [128],       # iterations between two callback calls
-}
-
-_CONFIG_FIELDS = set(PnPBOConfig.__dataclass_fields__)
+# Parameters every PnPBO-based solver exposes, with their defaults (as
+# benchopt lists; the values live in ``presets.COMMON``).
+COMMON = {key: [value] for key, value in presets.COMMON.items()}
 
 
 def _tiny_problem():
@@ -31,6 +25,17 @@ def _tiny_problem():
     return make_problem("quadratic", rng.standard_normal((4, 3)),
                         rng.standard_normal(4), rng.standard_normal((4, 3)),
                         rng.standard_normal(4), [1, 2, 0.1, 0.0], 1, 2)
+
+
+_CONFIG_FIELDS = set(PnPBOConfig.__dataclass_fields__)
+
+
+def _rename(key, value, renames):
+    """The configuration's value of a solver value of ``key``."""
+    if isinstance(value, str) and value in renames:
+        return renames[value]
+    raise ValueError(
+        f"{key} must be one of {list(renames)}, got {value!r}")
 
 
 _CORE_READY = False
@@ -79,32 +84,49 @@ def _evaluate_at_next_call(callback):
 
 
 class PnPBOSolver(BaseSolver):
-    """Runs ``PnPBORun`` for ``preset`` + the solver's parameters."""
+    """Runs ``PnPBORun`` for ``preset`` + the solver's parameters.
+
+    ``preset`` is the name of the solver's entry in ``presets`` (or, for
+    a solver defined elsewhere, a dict of fixed ``PnPBOConfig`` fields).
+    """
 
     sampling_strategy = "callback"
     requirements = ["pip::numba>=0.59"]
+    test_config = {"dataset": {"name": "Simulated"}, "batch_size": 16}
     preset = {}
     references = []
 
+    def _entry(self):
+        if isinstance(self.preset, str):
+            return presets.entry(self.preset)
+        return dict(fixed=self.preset, parameters={})
+
     def config(self):
-        """The ``PnPBOConfig`` of this solver instance.
+        """The ``PnPBOConfig`` of this solver instance: the preset's fixed
+        fields, then each parameter under its own name (``SHARED`` ones
+        copied to their fields, values renamed by the entry's ``values``).
 
         Values are checked by ``PnPBOConfig.validate``, except
         ``exponent_yz`` (checked here, under its own name, before it is
-        copied to ``exponent_y`` and ``exponent_z``).  ``R`` may be a
-        string: benchopt's command line passes ``R=inf`` as ``'inf'``; a
-        string that is not a number is left for ``validate`` to name.
+        copied to ``exponent_y`` and ``exponent_z``) and renamed values
+        (checked against the solver's names).  ``R`` may be a string:
+        benchopt's command line passes ``R=inf`` as ``'inf'``; a string
+        that is not a number is left for ``validate`` to name.
         """
-        values = dict(self.preset)
+        spec = self._entry()
+        values = dict(spec["fixed"])
         for name in getattr(self, "parameters", {}):
             for key in name.split(","):
                 key = key.strip()
                 value = getattr(self, key)
                 if key == "exponent_yz":
-                    _check_exponent("exponent_yz", value)
-                    values["exponent_y"] = values["exponent_z"] = value
-                elif key in _CONFIG_FIELDS:
-                    values[key] = value
+                    _check_exponent(key, value)
+                renames = spec.get("values", {}).get(key)
+                if renames is not None:
+                    value = _rename(key, value, renames)
+                for field, v in config_fields(key, value).items():
+                    if field in _CONFIG_FIELDS:
+                        values[field] = v
         if isinstance(values.get("R"), str):
             try:
                 values["R"] = float(values["R"])

@@ -1,4 +1,5 @@
-from benchmark_utils.solver_base import COMMON, PnPBOSolver
+from benchmark_utils.presets import solver_parameters
+from benchmark_utils.solver_base import PnPBOSolver
 
 
 class Solver(PnPBOSolver):
@@ -8,18 +9,12 @@ class Solver(PnPBOSolver):
     ``ma``: auto (on iff the x estimator is unbiased: sgd, saga) | on | off,
     with weight ``rho``; ``R``: clipping radius of z (``inf``: off); ``p``,
     ``rho_bar``, ``storm_a``, ``period``: estimator parameters; ``init``:
-    full | minibatch start of SAGA, ZeroSARAH and STORM.  Every named solver
-    is one setting of this one.
+    full | minibatch start of SAGA, ZeroSARAH and STORM; ``large_batch``:
+    batch replacing the full evaluations (0: exact).  Every named solver is
+    one setting of this one.
+
+    Fixed part and defaults: ``presets.PNPBO``.
     """
     name = "PnPBO"
-    requirements = ["pip::numba>=0.59"]
-    preset = {}
-    parameters = {
-        **COMMON,
-        "estimator_x": ["page"], "estimator_y": ["page"],
-        "estimator_z": ["page"],
-        "ma": ["auto"], "rho": [0.1], "R": [1.0], "p": [0.01],
-        "rho_bar": [0.1], "storm_a": [0.1], "period": [100],
-        "init": ["full"], "large_batch": [0],
-    }
-    test_config = {"dataset": {"name": "Simulated"}, "batch_size": 16}
+    preset = "PnPBO"
+    parameters = solver_parameters("PnPBO")

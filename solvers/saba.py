@@ -1,14 +1,16 @@
-from benchmark_utils.presets import preset
-from benchmark_utils.solver_base import COMMON, PnPBOSolver
+from benchmark_utils.presets import solver_parameters
+from benchmark_utils.solver_base import PnPBOSolver
 
 
 class Solver(PnPBOSolver):
-    """SABA: SAGA on x, y and z, no moving average, no clipping (Dagréou et
-    al., NeurIPS 2022).  ``init``: tables filled at x0 (``full``) or
+    """SABA: SAGA on x, y and z, no moving average, no clipping by default
+    (Dagréou, Ablin, Vaiter, Moreau, "A framework for bilevel optimization
+    that enables stochastic and global variance reduction algorithms",
+    NeurIPS 2022).  ``init``: tables filled at x0 (``full``) or
     ``minibatch``.
+
+    Fixed part and defaults: ``presets.ALGORITHMS["SABA"]``.
     """
     name = "SABA"
-    requirements = ["pip::numba>=0.59"]
-    preset = preset("SABA")
-    parameters = {**COMMON, "init": ["full"], "R": [float("inf")]}
-    test_config = {"dataset": {"name": "Simulated"}, "batch_size": 16}
+    preset = "SABA"
+    parameters = solver_parameters("SABA")

@@ -1,5 +1,5 @@
-from benchmark_utils.presets import preset
-from benchmark_utils.solver_base import COMMON, PnPBOSolver
+from benchmark_utils.presets import solver_parameters
+from benchmark_utils.solver_base import PnPBOSolver
 
 
 class Solver(PnPBOSolver):
@@ -7,9 +7,9 @@ class Solver(PnPBOSolver):
 
     ``rho_bar``: ZeroSARAH momentum; ``init``: ``full`` (one full pass at
     k = 0) or ``minibatch`` (no full pass ever, ZeroSARAH Cor. 2).
+
+    Fixed part and defaults: ``presets.ALGORITHMS["SFFBA"]``.
     """
     name = "SFFBA"
-    requirements = ["pip::numba>=0.59"]
-    preset = preset("SFFBA")
-    parameters = {**COMMON, "rho_bar": [0.1], "init": ["full"], "R": [1.0]}
-    test_config = {"dataset": {"name": "Simulated"}, "batch_size": 16}
+    preset = "SFFBA"
+    parameters = solver_parameters("SFFBA")

@@ -1,16 +1,16 @@
-from benchmark_utils.presets import preset
-from benchmark_utils.solver_base import COMMON, PnPBOSolver
+from benchmark_utils.presets import solver_parameters
+from benchmark_utils.solver_base import PnPBOSolver
 
 
 class Solver(PnPBOSolver):
-    """SOBA: SGD on x, y and z, no clipping (Dagréou et al., "A framework for
-    bilevel optimization that enables stochastic and global variance
-    reduction algorithms", NeurIPS 2022).  Steps decay as
-    ``c / (k + 1)^(1/2)`` by default.
+    """SOBA: SGD on x, y and z, no clipping by default (Dagréou, Ablin,
+    Vaiter, Moreau, "A framework for bilevel optimization that enables
+    stochastic and global variance reduction algorithms", NeurIPS 2022).
+    Steps decay as ``c / (k + 1)^e``, with decreasing steps by default
+    (``exponent_x``, ``exponent_yz``).
+
+    Fixed part and defaults: ``presets.ALGORITHMS["SOBA"]``.
     """
     name = "SOBA"
-    requirements = ["pip::numba>=0.59"]
-    preset = preset("SOBA")
-    parameters = {**COMMON, "exponent_x": [0.5], "exponent_yz": [0.5],
-                  "R": [float("inf")]}
-    test_config = {"dataset": {"name": "Simulated"}, "batch_size": 16}
+    preset = "SOBA"
+    parameters = solver_parameters("SOBA")

@@ -1,5 +1,5 @@
-from benchmark_utils.presets import preset
-from benchmark_utils.solver_base import COMMON, PnPBOSolver
+from benchmark_utils.presets import solver_parameters
+from benchmark_utils.solver_base import PnPBOSolver
 
 
 class Solver(PnPBOSolver):
@@ -7,9 +7,9 @@ class Solver(PnPBOSolver):
     iterations, z projected on the ball of radius R (Dagréou, Moreau,
     Vaiter & Ablin, "A lower bound and a near-optimal algorithm for bilevel
     empirical risk minimization", AISTATS 2024).
+
+    Fixed part and defaults: ``presets.ALGORITHMS["SRBA"]``.
     """
     name = "SRBA"
-    requirements = ["pip::numba>=0.59"]
-    preset = preset("SRBA")
-    parameters = {**COMMON, "period": [100], "R": [1.0]}
-    test_config = {"dataset": {"name": "Simulated"}, "batch_size": 16}
+    preset = "SRBA"
+    parameters = solver_parameters("SRBA")

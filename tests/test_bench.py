@@ -1,0 +1,68 @@
+"""Smoke tests of the speed script ``python -m tools.bench``: the tables
+print on a small problem, the subprocess probes find the module they
+import by name, the targets load from their data file, and the former
+``python -m benchmark_utils.bench`` forwards with a warning."""
+import json
+import subprocess
+import sys
+
+from bench_helpers import ROOT
+from tools.bench import cli, probes, settings, shapes
+
+
+def test_targets_come_from_the_data_file():
+    data = json.loads(settings.TARGETS_FILE.read_text())
+    assert settings.SHAPE_TARGETS == data["shapes"]
+    assert settings.NON_FULL_TARGET == data["non_full_x_soba"]
+    assert set(settings.SHAPE_TARGETS) <= set(shapes.SHAPE_SPECS) | {
+        "fashion"}
+    assert set(settings.NON_FULL_TARGET) <= set(settings.NON_FULL)
+
+
+def test_quick_run_prints_its_tables(capsys, tmp_path):
+    out = tmp_path / "figures.json"
+    assert cli.main(["--quick", "--skip-compile", "--skip-memory",
+                     "--solvers", "SOBA,SPABA", "--dim", "4", "--n", "300",
+                     "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "1. Steady state" in text and "2. Full pass" in text
+    figures = json.loads(out.read_text())
+    assert set(figures["steady"]) == {"SOBA", "SPABA"}
+    assert set(figures["non_full"]) == {"SPABA"}
+    assert figures["steady"]["SOBA"]["samples_per_iter"] == 128.0
+    assert figures["full_pass"]["samples"] == 600
+
+
+def test_probe_children_import_the_bench_by_name(tmp_path):
+    """A compile child (default numba cache: a load, the core being
+    compiled by the test above) and the memory children (baseline and one
+    solver) run and report."""
+    comp = probes.run_child(probes.compile_code("SOBA"))
+    assert comp["first_run_s"] >= 0 and comp["core_import_s"] >= 0
+    data = shapes.quadratic_data(4, 300)
+    path = tmp_path / "data.npz"
+    probes.save_data(data, path)
+    back = probes.load_data(path)
+    assert back["task"] == "quadratic" and back["dim_x"] == 4
+    mem = probes.memory_figures(["SOBA"], path, 16, 50, jobs=2)
+    assert set(mem) == {"baseline", "SOBA"}
+    assert mem["SOBA"]["peak_mib"] > 0 and not mem["SOBA"]["diverged"]
+
+
+def test_unknown_solver_is_refused(capsys):
+    try:
+        cli.parse_args(["--solvers", "SOBA,ADAM"])
+    except SystemExit as err:
+        assert err.code == 2
+    assert "unknown solvers ['ADAM']" in capsys.readouterr().err
+
+
+def test_former_module_forwards_with_a_warning():
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmark_utils.bench", "--help"], cwd=ROOT,
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "python -m tools.bench" in proc.stdout
+    assert proc.stderr.strip().splitlines() == [
+        "benchmark_utils.bench is deprecated: run `python -m tools.bench` "
+        "(same options)"]

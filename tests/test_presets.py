@@ -1,0 +1,170 @@
+"""The presets are the one source of truth of the solvers: each solver's
+benchopt ``parameters`` come from its entry, with the names and defaults
+they had before (benchopt's result names and users' configs depend on
+them), every parameter maps to a ``PnPBOConfig`` field by name, and the
+configs in ``configs/`` name existing solvers and parameters."""
+import itertools
+import math
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+import yaml
+from benchopt.utils.parametrized_name_mixin import _check_patterns
+
+from bench_helpers import ROOT, benchmark, solver_class
+from benchmark_utils import presets
+from benchmark_utils.pnpbo import PnPBOConfig
+from benchmark_utils.presets import ALGORITHMS, PRESETS
+
+inf = math.inf
+_COMMON = [("batch_size", [64]), ("step_size", [0.1]),
+           ("outer_ratio", [1.0]), ("z_ratio", [1.0]),
+           ("exponent_x", [0.0]), ("exponent_yz", [0.0]),
+           ("eval_freq", [128])]
+# Every solver's ``parameters`` (names, order, default lists) as they were
+# when the solvers restated them (commit 6d285b1); do not edit without a
+# reason: a change renames benchopt results and breaks users' configs.
+PINNED_PARAMETERS = {
+    "SPABA": _COMMON + [("p", [0.01]), ("large_batch", [0]), ("R", [1.0])],
+    "SFFBA": _COMMON + [("rho_bar", [0.1]), ("init", ["full"]),
+                        ("R", [1.0])],
+    "MSEBA": _COMMON + [("p", [0.01]), ("rho_bar", [0.1]),
+                        ("init", ["full"]), ("R", [1.0])],
+    "MA-SABA": _COMMON + [("rho", [0.1]), ("init", ["full"]), ("R", [1.0])],
+    "SRMBA": _COMMON + [("storm_a", [0.1]), ("init", ["minibatch"]),
+                        ("R", [1.0])],
+    "SRBA": _COMMON + [("period", [100]), ("R", [1.0])],
+    "SOBA": [("exponent_x", [0.5]) if k == "exponent_x" else
+             ("exponent_yz", [0.5]) if k == "exponent_yz" else (k, v)
+             for k, v in _COMMON] + [("R", [inf])],
+    "MA-SOBA": _COMMON + [("rho", [0.1]), ("R", [inf])],
+    "SABA": _COMMON + [("init", ["full"]), ("R", [inf])],
+    "PnPBO": _COMMON + [
+        ("estimator_x", ["page"]), ("estimator_y", ["page"]),
+        ("estimator_z", ["page"]), ("ma", ["auto"]), ("rho", [0.1]),
+        ("R", [1.0]), ("p", [0.01]), ("rho_bar", [0.1]),
+        ("storm_a", [0.1]), ("period", [100]), ("init", ["full"]),
+        ("large_batch", [0])],
+}
+# ``PRESETS`` (PnPBOConfig keyword arguments) as they were at 6d285b1:
+# tests and tools call ``PnPBOConfig(**PRESETS[name], p=..., ...)``.
+PINNED_PRESETS = {
+    "SPABA": dict(estimator_x="page", estimator_y="page",
+                  estimator_z="page", ma="off", R=1.0),
+    "SFFBA": dict(estimator_x="zerosarah", estimator_y="zerosarah",
+                  estimator_z="zerosarah", ma="off", R=1.0),
+    "MSEBA": dict(estimator_x="page", estimator_y="zerosarah",
+                  estimator_z="page", ma="off", R=1.0),
+    "MA-SABA": dict(estimator_x="saga", estimator_y="saga",
+                    estimator_z="saga", ma="on", R=1.0),
+    "SRMBA": dict(estimator_x="storm", estimator_y="storm",
+                  estimator_z="storm", ma="off", R=1.0, init="minibatch"),
+    "SRBA": dict(estimator_x="sarah", estimator_y="sarah",
+                 estimator_z="sarah", ma="off", R=1.0),
+    "SOBA": dict(estimator_x="sgd", estimator_y="sgd", estimator_z="sgd",
+                 ma="off", R=inf, exponent_x=0.5, exponent_y=0.5,
+                 exponent_z=0.5),
+    "MA-SOBA": dict(estimator_x="sgd", estimator_y="sgd",
+                    estimator_z="sgd", ma="on", R=inf),
+    "SABA": dict(estimator_x="saga", estimator_y="saga", estimator_z="saga",
+                 ma="off", R=inf),
+}
+SOLVERS = list(PINNED_PARAMETERS)
+CONFIG_FIELDS = {f.name for f in fields(PnPBOConfig)}
+
+
+def _typed(items):
+    """(name, [(type, value), ...]) pairs: 1 and 1.0 differ in a result
+    name, so the types are compared too."""
+    return [(k, [(type(v).__name__, v) for v in values])
+            for k, values in items]
+
+
+def test_every_solver_is_pinned():
+    assert sorted(s.name for s in benchmark().get_solvers()) == \
+        sorted(SOLVERS)
+    assert list(ALGORITHMS) == list(PINNED_PRESETS)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_solver_parameters_are_unchanged(name):
+    params = solver_class(name).parameters
+    assert _typed(params.items()) == _typed(PINNED_PARAMETERS[name])
+    assert params == presets.solver_parameters(name)
+
+
+def test_presets_view_is_unchanged():
+    assert list(PRESETS) == list(PINNED_PRESETS)
+    for name, kwargs in PINNED_PRESETS.items():
+        assert list(PRESETS[name].items()) == list(kwargs.items()), name
+        assert _typed([("", list(PRESETS[name].values()))]) == \
+            _typed([("", list(kwargs.values()))]), name
+
+
+@pytest.mark.parametrize("name", list(PINNED_PRESETS))
+def test_solver_at_its_defaults_is_its_preset(name):
+    """``PnPBOConfig(**PRESETS[name])`` is the solver with its defaults
+    (``COMMON``'s defaults are ``PnPBOConfig``'s)."""
+    cfg = solver_class(name).get_instance().config()
+    assert cfg == PnPBOConfig(**PRESETS[name])
+    for key, value in ALGORITHMS[name]["fixed"].items():
+        assert getattr(cfg, key) == value
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_parameters_map_to_the_configuration_by_name(name):
+    entry = presets.entry(name)
+    assert set(entry["fixed"]) <= CONFIG_FIELDS
+    assert not set(entry["fixed"]) & set(entry["parameters"])
+    for key in presets.solver_parameters(name):
+        targets = presets.config_fields(key, 0)
+        assert key in presets.SOLVER_ONLY or targets, key
+        assert set(targets) <= CONFIG_FIELDS, key
+        assert not set(targets) & set(entry["fixed"]), key
+    for key, renames in entry.get("values", {}).items():
+        assert entry["parameters"][key] in renames
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_a_parameter_reaches_its_field(name):
+    """Setting one parameter changes exactly its field(s)."""
+    cls = solver_class(name)
+    base = cls.get_instance().config()
+    new = dict(batch_size=7, step_size=0.3, outer_ratio=2.0, z_ratio=3.0,
+               exponent_x=0.25, exponent_yz=0.75, R=5.0, rho=0.5, p=0.5,
+               rho_bar=0.5, storm_a=0.5, period=9, large_batch=11,
+               estimator_x="sgd", estimator_y="saga", estimator_z="storm",
+               ma="on")
+    for key, value in new.items():
+        if key not in cls.parameters:
+            continue
+        cfg = cls.get_instance(**{key: value}).config()
+        changed = {f for f in CONFIG_FIELDS
+                   if getattr(cfg, f) != getattr(base, f)}
+        assert changed == set(presets.config_fields(key, value)), key
+        assert all(getattr(cfg, f) == value for f in changed), key
+
+
+def _config_selections():
+    for path in sorted(Path(ROOT, "configs").glob("*.yml")):
+        spec = yaml.safe_load(path.read_text())
+        yield path.name, spec
+
+
+@pytest.mark.parametrize("path, spec", list(_config_selections()),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_configs_name_existing_solvers_and_parameters(path, spec):
+    """benchopt's own pattern check on every config's solvers and datasets
+    (unknown name or parameter: an error naming it), and every selected
+    solver setting gives a valid configuration."""
+    bench = benchmark()
+    _check_patterns(bench.get_datasets(), spec["dataset"], "dataset")
+    selected = _check_patterns(bench.get_solvers(), spec["solver"], "solver")
+    assert selected
+    for cls, params in selected:
+        keys = list(params)
+        grids = [v if isinstance(v, list) else [v] for v in params.values()]
+        for values in itertools.product(*grids):
+            solver = cls.get_instance(**dict(zip(keys, values)))
+            solver.config().validate()
