@@ -20,7 +20,6 @@ from numba import njit
 
 from ..validation import check_datacleaning
 from . import DATACLEANING
-
 from .multilogreg import apply_f as _apply_f
 from .multilogreg import apply_g as _apply_g
 from .multilogreg import coef_f as _coef_f
