@@ -6,9 +6,9 @@ Each task class gives, on the full training set (g) and validation set (f):
 ``hvp(v)`` = hess_yy g . v, of ``precond(r)`` (an approximate inverse of that
 Hessian) and of ``cross(v)`` = d/dx <grad_y g(x, y), v>; ``f_grad(y)`` =
 (f, grad_y f); ``grad_x_f``; ``error``.  The formulas are those of
-``problems/<task>.py`` (class-major y for the multiclass tasks); the
-multiclass passes over the data are the fused numba kernels of
-``exact_kernels``.
+``problems/<task>.py`` (class-major y for the multiclass tasks), whose
+``SPEC.oracle`` names the class; the multiclass passes over the data are
+the fused numba kernels of ``exact_kernels``.
 
 ``GLMExact`` solves y*(x) by inexact Newton (preconditioned CG), warm-started
 from the previous evaluation, until |grad_y g| <= gtol max(1, |grad_y g(x,
@@ -201,10 +201,6 @@ class DataCleaning(SoftmaxCE):
                                               axis=1) / m)
 
 
-TASKS = {"logreg": LogReg, "multilogreg": MultiLogReg,
-         "datacleaning": DataCleaning}
-
-
 def forcing(gnorm, tol):
     """Relative CG tolerance of a Newton step at |grad_y g| = gnorm: tight
     enough for fast local convergence (the new gradient is about
@@ -257,7 +253,8 @@ class GLMExact:
 
     def __init__(self, task, data, gtol=1e-10, ztol=1e-12, max_newton=50,
                  max_cg=1000):
-        self.P = TASKS[task](**data)
+        from .problems.registry import get_task
+        self.P = get_task(task).make_oracle(data)
         self.gtol, self.ztol = gtol, ztol
         self.max_newton, self.max_cg = max_newton, max_cg
         self._y = np.zeros(self.P.dim_y)

@@ -23,7 +23,6 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .exact_glm import GLMExact
-from .exact_quadratic import QuadraticExact
 
 METRIC_KEYS = ("value", "grad_norm2", "inner_gap", "implicit_gap")
 
@@ -57,10 +56,12 @@ def blas_limit():
 
 
 class QuadraticMetrics:
-    """Closed-form metrics for the ``quadratic`` task."""
+    """Closed-form metrics for the ``quadratic`` task, from its spec's oracle
+    (``exact_quadratic.QuadraticExact``)."""
 
     def __init__(self, data):
-        self.exact = QuadraticExact(**data)
+        from .problems.registry import get_task
+        self.exact = get_task(data["task"]).make_oracle(data)
         self.n, self.m = data["X_val"].shape[0], data["X_train"].shape[0]
 
     def __call__(self, x, y, z):
@@ -92,7 +93,8 @@ class QuadraticMetrics:
 
 class GLMMetrics:
     """Metrics of the logistic tasks (``logreg``, ``multilogreg``,
-    ``datacleaning``)."""
+    ``datacleaning``): ``exact_glm.GLMExact`` on the oracle their spec
+    names."""
 
     ERRORS = ("train_error", "val_error", "test_error", "test_error_iterate")
 
@@ -129,14 +131,10 @@ class GLMMetrics:
 
 
 def make_metrics(data):
-    """The metric evaluator of a dataset dict (by its ``task``)."""
-    if data["task"] == "quadratic":
-        return QuadraticMetrics(data)
-    if data["task"] in ("logreg", "multilogreg", "datacleaning"):
-        return GLMMetrics(data)
-    raise ValueError(
-        "task must be one of ['datacleaning', 'logreg', 'multilogreg', "
-        f"'quadratic'], got {data['task']!r}")
+    """The metric evaluator of a dataset dict: the one its task's
+    ``TaskSpec`` names (``problems/registry.py``)."""
+    from .problems.registry import get_task
+    return get_task(data["task"]).make_metrics(data)
 
 
 def evaluate(metrics, x, y, z, n_samples, diverged=False):

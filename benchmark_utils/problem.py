@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .problems import n_coef, task_code
+from .problems import get_task
 
 
 @dataclass(frozen=True)
@@ -17,7 +17,9 @@ class Problem:
 
     ``Xf, yf``: UL (validation) samples, ``n`` of them; ``Xg, yg``: LL
     (training) samples, ``m`` of them; ``params``: float64 task parameters;
-    ``dim_x``, ``dim_y``: sizes of x and y (z has the size of y).
+    ``dim_x``, ``dim_y``: sizes of x and y (z has the size of y).  ``code``
+    and ``n_coef`` come from the task's ``TaskSpec`` (``problems/
+    registry.py``).
     """
     task: str
     Xf: np.ndarray
@@ -29,8 +31,12 @@ class Problem:
     dim_y: int
 
     @property
+    def spec(self):
+        return get_task(self.task)
+
+    @property
     def code(self):
-        return task_code(self.task)
+        return self.spec.code
 
     @property
     def n(self):
@@ -42,7 +48,7 @@ class Problem:
 
     @property
     def n_coef(self):
-        return n_coef(self.code, self.params)
+        return self.spec.n_coef(self.params)
 
 
 def as_array(a, ndim):
@@ -53,7 +59,12 @@ def as_array(a, ndim):
 
 
 def make_problem(task, X_train, y_train, X_val, y_val, params, dim_x, dim_y):
-    task_code(task)  # validates the name
-    return Problem(task, as_array(X_val, 2), as_array(y_val, 1),
-                   as_array(X_train, 2), as_array(y_train, 1),
-                   as_array(params, 1), int(dim_x), int(dim_y))
+    """The ``Problem`` of arrays given in the dataset's order: training
+    (LL, g) then validation (UL, f), as ``problem_from_data`` and every
+    other builder pass them."""
+    get_task(task)  # validates the name
+    return Problem(task=task,
+                   Xg=as_array(X_train, 2), yg=as_array(y_train, 1),
+                   Xf=as_array(X_val, 2), yf=as_array(y_val, 1),
+                   params=as_array(params, 1), dim_x=int(dim_x),
+                   dim_y=int(dim_y))

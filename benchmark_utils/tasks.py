@@ -1,16 +1,20 @@
 """From a dataset dict (DESIGN.md contract) to the core's ``Problem`` and a
-seeded starting point, for every task."""
+seeded starting point, for every task of the registry
+(``problems/registry.py``: each task's ``TaskSpec`` gives its parameters,
+dimensions and starting point)."""
 import numpy as np
 
 from .problem import make_problem
-from .validation import TASK_NAMES, check_data
+from .problems.registry import TASK_NAMES, get_task
+from .validation import check_data
 
 __all__ = ["TASK_NAMES", "problem_from_data", "starting_point"]
 
 
 def problem_from_data(task, X_train, y_train, X_val, y_val, X_test=None,
                       y_test=None, **params):
-    """The ``Problem`` of a dataset: task parameters and the sizes of x, y.
+    """The ``Problem`` of a dataset: task parameters and the sizes of x, y
+    (the spec's ``problem_params``).
 
     The dataset is first checked (:func:`validation.check_data`): a bad
     array or parameter raises a ``ValueError`` naming it, before any work.
@@ -20,31 +24,13 @@ def problem_from_data(task, X_train, y_train, X_val, y_val, X_test=None,
     """
     check_data(task, X_train, y_train, X_val, y_val, X_test, y_test,
                **params)
-    p = np.shape(X_train)[1]
-    if task == "quadratic":
-        dim_x = int(params["dim_x"])
-        dim_y = p - dim_x
-        vec = [dim_x, dim_y, params["ridge"], params["lam"]]
-    elif task == "logreg":
-        dim_x = dim_y = p
-        vec = [p]
-    elif task == "multilogreg":
-        C = int(params["n_classes"])
-        dim_x, dim_y = C, p * C
-        vec = [p, C]
-    elif task == "datacleaning":
-        C = int(params["n_classes"])
-        dim_x, dim_y = np.shape(X_train)[0], p * C
-        vec = [p, C, params["l2_reg"]]
-    else:
-        raise ValueError(
-            f"task must be one of {list(TASK_NAMES)}, got {task!r}")
+    vec, dim_x, dim_y = get_task(task).problem_params(X_train, **params)
     return make_problem(task, X_train, y_train, X_val, y_val, vec, dim_x,
                         dim_y)
 
 
 def starting_point(problem, seed):
-    """(x0, y0, z0) drawn from ``seed``.
+    """(x0, y0, z0) drawn from ``seed`` by the task's spec.
 
     quadratic: x0, y0 ~ N(0, I), z0 ~ N(0, 0.01 I / d_y) (|z0| ~ 0.1, inside
     R = 1).  Logistic tasks: y0 ~ N(0, 1e-4 I), z0 = 0 and x0 = c + 0.1 N(0, I)
@@ -53,10 +39,5 @@ def starting_point(problem, seed):
     (sigma(0) = 1/2).
     """
     rng = np.random.default_rng(seed)
-    dx, dy = problem.dim_x, problem.dim_y
-    if problem.task == "quadratic":
-        return (rng.standard_normal(dx), rng.standard_normal(dy),
-                0.1 * rng.standard_normal(dy) / np.sqrt(dy))
-    c = 0.0 if problem.task == "datacleaning" else np.log(0.01)
-    return (c + 0.1 * rng.standard_normal(dx),
-            0.01 * rng.standard_normal(dy), np.zeros(dy))
+    return get_task(problem.task).starting_point(rng, problem.dim_x,
+                                                 problem.dim_y)

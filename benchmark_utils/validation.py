@@ -15,8 +15,6 @@ import numbers
 
 import numpy as np
 
-TASK_NAMES = ("datacleaning", "logreg", "multilogreg", "quadratic")
-
 # dtype kinds accepted for the arrays: bool, signed, unsigned, float.
 _NUMERIC_KINDS = "biuf"
 
@@ -26,22 +24,22 @@ def check_data(task, X_train, y_train, X_val, y_val, X_test=None,
     """Raise ``ValueError`` unless the arrays and parameters form a valid
     dataset of ``task``.
 
-    - ``task`` is one of ``TASK_NAMES``;
+    - ``task`` is a registered task (``problems/registry.py``);
     - each X is a 2-d numeric array with at least one row and one column,
       without NaN or inf, and with as many features as ``X_train``;
     - each y is a 1-d numeric array without NaN or inf, with one entry per
       row of its X;
     - ``X_test`` and ``y_test`` are given together or not at all;
-    - logreg: labels exactly -1 or +1;
-    - multilogreg, datacleaning: ``n_classes`` an integer >= 2 and labels
-      integers in ``0..n_classes - 1``;
-    - datacleaning: ``l2_reg`` (C_r) a finite number > 0;
-    - quadratic: ``dim_x`` an integer in ``[1, p - 1]`` (``p`` the number of
-      features), ``ridge`` and ``lam`` finite numbers.
+    - then the task's own checks, its ``TaskSpec.check`` (below):
+      logreg: labels exactly -1 or +1; multilogreg, datacleaning:
+      ``n_classes`` an integer >= 2 and labels integers in
+      ``0..n_classes - 1``; datacleaning: ``l2_reg`` (C_r) a finite number
+      > 0; quadratic: ``dim_x`` an integer in ``[1, p - 1]`` (``p`` the
+      number of features), ``ridge`` and ``lam`` finite numbers.
     """
-    if task not in TASK_NAMES:
-        raise ValueError(
-            f"task must be one of {list(TASK_NAMES)}, got {task!r}")
+    # The registry's specs name the check functions of this module.
+    from .problems.registry import get_task
+    spec = get_task(task)
     if (X_test is None) != (y_test is None):
         given, missing = (("X_test", "y_test") if y_test is None
                           else ("y_test", "X_test"))
@@ -69,36 +67,57 @@ def check_data(task, X_train, y_train, X_val, y_val, X_test=None,
                 f"shape mismatch: X_{part} has {X.shape[1]} features but "
                 f"X_train has {p}")
 
-    if task == "logreg":
-        for part, _, y in checked:
-            _check_pm1(f"y_{part}", y)
-    elif task in ("multilogreg", "datacleaning"):
-        C = _param(task, task_params, "n_classes")
-        if not (_is_integer(C) and C >= 2):
+    spec.check(task, checked, p, task_params)
+
+
+# Checks of one task, ``TaskSpec.check`` (``problems/<task>.py``): called
+# after the generic checks with ``parts = [(part, X, y)]`` (train, val and,
+# when given, test) and ``p`` features.
+
+def check_pm1_labels(task, parts, p, task_params):
+    """Labels exactly -1 or +1 (logreg)."""
+    for part, _, y in parts:
+        _check_pm1(f"y_{part}", y, task)
+
+
+def check_class_labels(task, parts, p, task_params):
+    """``n_classes`` an integer >= 2 and labels integers in
+    ``0..n_classes - 1`` (multilogreg)."""
+    C = _param(task, task_params, "n_classes")
+    if not (_is_integer(C) and C >= 2):
+        raise ValueError(
+            f"n_classes must be an integer >= 2, got {C!r}")
+    for part, _, y in parts:
+        _check_classes(f"y_{part}", y, int(C))
+
+
+def check_datacleaning(task, parts, p, task_params):
+    """Those of ``check_class_labels`` and ``l2_reg`` (C_r) a finite number
+    > 0."""
+    check_class_labels(task, parts, p, task_params)
+    l2 = _param(task, task_params, "l2_reg")
+    if not (_is_real(l2) and math.isfinite(l2) and l2 > 0):
+        raise ValueError(
+            "l2_reg must be a finite number > 0 (C_r of g: without "
+            "it the softmax loss is invariant to shifting every "
+            "class row by the same vector, so g is not strongly "
+            f"convex in y and y*(x) is not unique), got {l2!r}")
+
+
+def check_quadratic(task, parts, p, task_params):
+    """``dim_x`` an integer in ``[1, p - 1]``, ``ridge`` and ``lam`` finite
+    numbers."""
+    dim_x = _param(task, task_params, "dim_x")
+    if not (_is_integer(dim_x) and 1 <= dim_x <= p - 1):
+        raise ValueError(
+            f"dim_x must be an integer in [1, p - 1] = [1, {p - 1}] "
+            f"(p = {p} features: the last dim_x columns of X multiply "
+            f"x, the first p - dim_x multiply y), got {dim_x!r}")
+    for name in ("ridge", "lam"):
+        value = _param(task, task_params, name)
+        if not (_is_real(value) and math.isfinite(value)):
             raise ValueError(
-                f"n_classes must be an integer >= 2, got {C!r}")
-        for part, _, y in checked:
-            _check_classes(f"y_{part}", y, int(C))
-        if task == "datacleaning":
-            l2 = _param(task, task_params, "l2_reg")
-            if not (_is_real(l2) and math.isfinite(l2) and l2 > 0):
-                raise ValueError(
-                    "l2_reg must be a finite number > 0 (C_r of g: without "
-                    "it the softmax loss is invariant to shifting every "
-                    "class row by the same vector, so g is not strongly "
-                    f"convex in y and y*(x) is not unique), got {l2!r}")
-    else:  # quadratic
-        dim_x = _param(task, task_params, "dim_x")
-        if not (_is_integer(dim_x) and 1 <= dim_x <= p - 1):
-            raise ValueError(
-                f"dim_x must be an integer in [1, p - 1] = [1, {p - 1}] "
-                f"(p = {p} features: the last dim_x columns of X multiply "
-                f"x, the first p - dim_x multiply y), got {dim_x!r}")
-        for name in ("ridge", "lam"):
-            value = _param(task, task_params, name)
-            if not (_is_real(value) and math.isfinite(value)):
-                raise ValueError(
-                    f"{name} must be a finite number, got {value!r}")
+                f"{name} must be a finite number, got {value!r}")
 
 
 def _param(task, params, name):
@@ -169,12 +188,12 @@ def _check_y(name, y):
     return y
 
 
-def _check_pm1(name, y):
+def _check_pm1(name, y, task):
     bad = (y != 1) & (y != -1)
     if bad.any():
         i = _first_bad(bad)
         raise ValueError(
-            f"{name} must hold labels -1 or +1 (logreg), got {y[i]} at index "
+            f"{name} must hold labels -1 or +1 ({task}), got {y[i]} at index "
             f"{i}")
 
 

@@ -8,25 +8,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
-from benchmark_utils.problem import make_problem  # noqa: E402
 from benchmark_utils.simulated import make_quadratic  # noqa: E402
+from benchmark_utils.tasks import (  # noqa: E402
+    problem_from_data, starting_point)
 
 
 def problem_of(data):
-    """The core's Problem for a quadratic dataset dict."""
-    dx = data["dim_x"]
-    dy = data["X_train"].shape[1] - dx
-    return make_problem("quadratic", data["X_train"], data["y_train"],
-                        data["X_val"], data["y_val"],
-                        [dx, dy, data["ridge"], data["lam"]], dx, dy)
+    """The core's Problem of a dataset dict (the Objective's builder,
+    ``tasks.problem_from_data``)."""
+    return problem_from_data(**data)
 
 
-def start_point(data, seed=0, z_scale=0.1):
-    dx = data["dim_x"]
-    dy = data["X_train"].shape[1] - dx
-    rng = np.random.default_rng(seed)
-    return (rng.standard_normal(dx), rng.standard_normal(dy),
-            z_scale * rng.standard_normal(dy) / np.sqrt(dy))
+def start_point(data, seed=0):
+    """The Objective's starting point of a dataset dict from ``seed``
+    (``tasks.starting_point``; quadratic: x0, y0 ~ N(0, I), z0 ~ N(0, 0.01
+    I / d_y))."""
+    return starting_point(problem_of(data), seed)
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,6 @@ parameters. X are C-contiguous float64 2-D arrays, y float64 1-D arrays:
 """
 import numpy as np
 
-TASKS = ("logreg", "multilogreg", "datacleaning")
-
 
 def seed_streams(seed, n):
     """``n`` independent generators derived from ``seed``: the split and

@@ -8,28 +8,35 @@ sample's data row only.  Estimators combine coefficients, tables store
 coefficients (ALGORITHMS.md §3), and one fused pass per batch applies ``L_q``.
 Deterministic regularisation terms are evaluated exactly (ALGORITHMS.md §1,
 "Choice") by ``reg``.
+
+Each ``<task>.py`` ends with its ``SPEC`` (``spec.TaskSpec``: code, number
+of coefficients, parameters and dimensions from the data, starting point,
+dataset checks, exact metrics), collected by ``registry.TASKS``; this is the
+one place a task is described on the Python side.  The numba side selects
+the kernels by the integer codes below in ``dispatch.py``.
 """
 
+# Task codes of the numba dispatch (``dispatch.py`` branches on them; the
+# specs carry them).  Unique and contiguous from 0 (``tests/test_registry``).
 QUADRATIC, LOGREG, MULTILOGREG, DATACLEANING = 0, 1, 2, 3
-TASKS = {"quadratic": QUADRATIC, "logreg": LOGREG,
-         "multilogreg": MULTILOGREG, "datacleaning": DATACLEANING}
 
 
-def n_coef(code, params):
-    """Coefficients per UL sample (f) and per LL sample (g) of a task."""
-    if code == QUADRATIC:
-        return 1, 2
-    if code == LOGREG:
-        return 1, 2
-    C = int(params[1])
-    if code == MULTILOGREG:
-        return C, 2 * C
-    return C, 2 * C + 1
+# The registry imports the task modules, which import the codes above from
+# this package: it is imported lazily, so that importing the package (and
+# ``problem.py``) does not depend on the order of these imports.
+
+def get_task(task):
+    """The ``TaskSpec`` of a task name; clear error for an unknown one."""
+    from .registry import get_task
+    return get_task(task)
 
 
 def task_code(task):
     """Integer code of a task name; clear error for an unknown one."""
-    if task not in TASKS:
-        raise ValueError(
-            f"task must be one of {sorted(TASKS)}, got {task!r}")
-    return TASKS[task]
+    return get_task(task).code
+
+
+def n_coef(code, params):
+    """Coefficients per UL sample (f) and per LL sample (g) of a task."""
+    from .registry import BY_CODE
+    return BY_CODE[code].n_coef(params)

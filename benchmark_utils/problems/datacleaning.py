@@ -15,12 +15,16 @@ are those of ``multilogreg`` (D^z -= (s_i - e_{b_i}) a_i^T).  The
 regularisation gives D^y += 2 C_r y, D^z += 2 C_r z.
 ``params = [p, C, C_r]``.
 """
+import numpy as np
 from numba import njit
 
+from ..validation import check_datacleaning
+from . import DATACLEANING
 from .multilogreg import apply_f as _apply_f
 from .multilogreg import apply_g as _apply_g
 from .multilogreg import coef_f as _coef_f
 from .multilogreg import ll_coefs
+from .spec import TaskSpec, logistic_starting_point
 from .stable import sigmoid
 
 
@@ -64,3 +68,25 @@ def reg(params, x, y, z, rx, ry, rz):
     for k in range(y.shape[0]):
         ry[k] = two_c * y[k]
         rz[k] = two_c * z[k]
+
+
+# --------------------------------------------------------------------------
+# The task's registry entry (``registry.py``)
+# --------------------------------------------------------------------------
+def _problem_params(X_train, n_classes, l2_reg, **_):
+    """params [p, C, C_r]; x in R^m (one weight per training sample), y in
+    R^{pC}."""
+    m, p = np.shape(X_train)
+    C = int(n_classes)
+    return [p, C, l2_reg], m, p * C
+
+
+SPEC = TaskSpec(
+    name="datacleaning", code=DATACLEANING,
+    n_coef=lambda params: (int(params[1]), 2 * int(params[1]) + 1),
+    problem_params=_problem_params,
+    # sample weights sigma(x_j) start near 1/2
+    starting_point=logistic_starting_point(0.0),
+    check=check_datacleaning,
+    metrics="metrics:GLMMetrics",
+    oracle="exact_glm:DataCleaning")

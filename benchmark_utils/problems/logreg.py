@@ -19,8 +19,12 @@ D^x = -e^x * y * z (= -hess_xy g z), D^y += e^x * y, D^z += e^x * z.
 """
 import math
 
+import numpy as np
 from numba import njit
 
+from ..validation import check_pm1_labels
+from . import LOGREG
+from .spec import TaskSpec, logistic_starting_point
 from .stable import logistic_d1_d2
 
 _FAST = {"reassoc", "contract", "nsz"}
@@ -99,3 +103,23 @@ def reg(params, x, y, z, rx, ry, rz):
         rx[k] = -w * y[k] * z[k]
         ry[k] = w * y[k]
         rz[k] = w * z[k]
+
+
+# --------------------------------------------------------------------------
+# The task's registry entry (``registry.py``)
+# --------------------------------------------------------------------------
+def _problem_params(X_train, **_):
+    """params [p]; x and y in R^p."""
+    p = np.shape(X_train)[1]
+    return [p], p, p
+
+
+SPEC = TaskSpec(
+    name="logreg", code=LOGREG,
+    n_coef=lambda params: (1, 2),
+    problem_params=_problem_params,
+    # regularisation weights e^{x_k} start near 0.01
+    starting_point=logistic_starting_point(np.log(0.01)),
+    check=check_pm1_labels,
+    metrics="metrics:GLMMetrics",
+    oracle="exact_glm:LogReg")

@@ -17,10 +17,14 @@ Z_c, D^x_c = -2 e^{x_c} <W_c, Z_c> (f has no x, the data part of g neither).
 """
 import math
 
+import numpy as np
 from numba import njit
 
+from ..validation import check_class_labels
+from . import MULTILOGREG
 from .softmax_ce import batch_add_outer, batch_class_dots, grad_coef, \
     hvp_coef_label
+from .spec import TaskSpec, logistic_starting_point
 
 
 @njit(cache=True)
@@ -85,3 +89,23 @@ def reg(params, x, y, z, rx, ry, rz):
             rz[k] = w * z[k]
             s += y[k] * z[k]
         rx[c] = -w * s
+
+
+# --------------------------------------------------------------------------
+# The task's registry entry (``registry.py``)
+# --------------------------------------------------------------------------
+def _problem_params(X_train, n_classes, **_):
+    """params [p, C]; x in R^C, y in R^{pC}."""
+    p, C = np.shape(X_train)[1], int(n_classes)
+    return [p, C], C, p * C
+
+
+SPEC = TaskSpec(
+    name="multilogreg", code=MULTILOGREG,
+    n_coef=lambda params: (int(params[1]), 2 * int(params[1])),
+    problem_params=_problem_params,
+    # regularisation weights e^{x_c} start near 0.01
+    starting_point=logistic_starting_point(np.log(0.01)),
+    check=check_class_labels,
+    metrics="metrics:GLMMetrics",
+    oracle="exact_glm:MultiLogReg")

@@ -22,7 +22,12 @@ So the coefficients are ``k_i = [r_i]`` and ``k_j = [r_j, a_j.z]``, and
 Kernels work on ``count`` samples ``idx[start:start + count]``; ``C*[t]``
 holds the coefficients of the t-th of them (see ``dispatch``).
 """
+import numpy as np
 from numba import njit
+
+from ..validation import check_quadratic
+from . import QUADRATIC
+from .spec import TaskSpec
 
 _FAST = {"reassoc", "contract", "nsz"}
 
@@ -104,3 +109,31 @@ def reg(params, x, y, z, rx, ry, rz):
     for k in range(y.shape[0]):
         ry[k] = ridge * y[k]
         rz[k] = ridge * z[k]
+
+
+# --------------------------------------------------------------------------
+# The task's registry entry (``registry.py``)
+# --------------------------------------------------------------------------
+def _problem_params(X_train, dim_x, ridge, lam, **_):
+    """params [d_x, d_y, ridge, lam]: the last d_x columns of X multiply
+    x, the first d_y = p - d_x multiply y."""
+    dim_x = int(dim_x)
+    dim_y = np.shape(X_train)[1] - dim_x
+    return [dim_x, dim_y, ridge, lam], dim_x, dim_y
+
+
+def _starting_point(rng, dim_x, dim_y):
+    """x0, y0 ~ N(0, I), z0 ~ N(0, 0.01 I / d_y) (|z0| ~ 0.1, inside R = 1),
+    drawn in that order."""
+    return (rng.standard_normal(dim_x), rng.standard_normal(dim_y),
+            0.1 * rng.standard_normal(dim_y) / np.sqrt(dim_y))
+
+
+SPEC = TaskSpec(
+    name="quadratic", code=QUADRATIC,
+    n_coef=lambda params: (1, 2),
+    problem_params=_problem_params,
+    starting_point=_starting_point,
+    check=check_quadratic,
+    metrics="metrics:QuadraticMetrics",
+    oracle="exact_quadratic:QuadraticExact")

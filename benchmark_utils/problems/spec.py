@@ -1,0 +1,81 @@
+"""``TaskSpec``: everything the Python side knows about one task.
+
+Each ``problems/<task>.py`` ends with ``SPEC = TaskSpec(...)``, next to the
+kernels whose coefficient layout and parameter vector it describes;
+``problems/registry.py`` collects them.  The numba side is not here: the
+kernels are selected by ``spec.code`` in ``problems/dispatch.py`` (numba
+needs a static branch per task; ``tests/test_registry.py`` checks that every
+registered code has one).
+
+Fields:
+
+- ``name``: the dataset contract's ``task``;
+- ``code``: the integer of the numba dispatch (``problems/__init__.py``);
+- ``n_coef(params) -> (kf, kg)``: coefficients per UL (f) and per LL (g)
+  sample that the kernels write (the width of the SAGA tables);
+- ``problem_params(X_train, **task_params) -> (params, dim_x, dim_y)``:
+  the kernels' float64 parameter vector and the sizes of x and y, from the
+  training array and the dataset's task parameters (already validated);
+- ``starting_point(rng, dim_x, dim_y) -> (x0, y0, z0)``: the benchmark's
+  starting point, drawn from a ``numpy.random.Generator``;
+- ``check(task, parts, p, task_params)``: the task's own dataset checks
+  (labels, parameters; ``validation.py``), after the generic array checks;
+  ``parts`` is ``[(part, X, y)]`` for train, val (and test), ``p`` the
+  number of features;
+- ``metrics``: ``"module:Class"`` (in ``benchmark_utils``) of the metric
+  evaluator, built as ``Class(data)`` from the dataset dict;
+- ``oracle``: ``"module:Class"`` of the exact full-batch oracle behind the
+  metrics, built as ``Class(**data)``.
+
+The metric evaluator and the oracle are named, not imported: they pull in
+scipy and the exact-metric kernels, and ``metrics`` itself reads the
+registry, so importing them here would make a cycle.  ``tests/
+test_registry.py`` checks that the names resolve.
+"""
+import importlib
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+
+def resolve(ref):
+    """The object named ``"module:attr"``, ``module`` relative to
+    ``benchmark_utils``."""
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(f"benchmark_utils.{module}"), attr)
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    name: str
+    code: int
+    n_coef: Callable
+    problem_params: Callable
+    starting_point: Callable
+    check: Callable
+    metrics: str
+    oracle: str
+
+    def metrics_class(self):
+        return resolve(self.metrics)
+
+    def oracle_class(self):
+        return resolve(self.oracle)
+
+    def make_metrics(self, data):
+        """The metric evaluator of the dataset dict ``data``."""
+        return self.metrics_class()(data)
+
+    def make_oracle(self, data):
+        """The exact oracle of the dataset dict ``data``."""
+        return self.oracle_class()(**data)
+
+
+def logistic_starting_point(c):
+    """The starting point of the logistic tasks: x0 = c + 0.1 N(0, I),
+    y0 ~ N(0, 1e-4 I), z0 = 0 (drawn in that order)."""
+    def starting_point(rng, dim_x, dim_y):
+        return (c + 0.1 * rng.standard_normal(dim_x),
+                0.01 * rng.standard_normal(dim_y), np.zeros(dim_y))
+    return starting_point

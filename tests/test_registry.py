@@ -1,0 +1,209 @@
+"""The task registry (``problems/registry.py``): one ``TaskSpec`` per task,
+read by every Python-side consumer; the numba dispatch covers it; the specs
+reproduce, bit for bit, what the former per-task branches built (parameter
+vectors, dimensions, coefficient counts, starting points)."""
+import ast
+import inspect
+
+import numpy as np
+import pytest
+
+from benchmark_utils import exact_glm, exact_quadratic, metrics
+from benchmark_utils import problems
+from benchmark_utils.problem import make_problem
+from benchmark_utils.problems import dispatch
+from benchmark_utils.problems.registry import BY_CODE, TASK_NAMES, TASKS, \
+    get_task
+from benchmark_utils.simulated import make_quadratic
+from benchmark_utils.tasks import problem_from_data, starting_point
+from conftest import glm_data
+
+DISPATCH_FUNCS = ("coef_f", "coef_g", "apply_f", "apply_g", "reg")
+
+
+def dataset(task):
+    if task == "quadratic":
+        return make_quadratic(n=12, m=15, dim_x=3, dim_y=4, seed=3)
+    return glm_data(task, n=12, m=15, p=5, C=3, seed=1)
+
+
+# --------------------------------------------------------------------------
+# The former per-task branches (tasks.py, problems.n_coef before the
+# registry), frozen here as the reference.
+# --------------------------------------------------------------------------
+def former_params(task, X_train, **params):
+    p = np.shape(X_train)[1]
+    if task == "quadratic":
+        dim_x = int(params["dim_x"])
+        dim_y = p - dim_x
+        vec = [dim_x, dim_y, params["ridge"], params["lam"]]
+    elif task == "logreg":
+        dim_x = dim_y = p
+        vec = [p]
+    elif task == "multilogreg":
+        C = int(params["n_classes"])
+        dim_x, dim_y = C, p * C
+        vec = [p, C]
+    elif task == "datacleaning":
+        C = int(params["n_classes"])
+        dim_x, dim_y = np.shape(X_train)[0], p * C
+        vec = [p, C, params["l2_reg"]]
+    return np.ascontiguousarray(vec, dtype=np.float64), dim_x, dim_y
+
+
+def former_starting_point(task, dx, dy, seed):
+    rng = np.random.default_rng(seed)
+    if task == "quadratic":
+        return (rng.standard_normal(dx), rng.standard_normal(dy),
+                0.1 * rng.standard_normal(dy) / np.sqrt(dy))
+    c = 0.0 if task == "datacleaning" else np.log(0.01)
+    return (c + 0.1 * rng.standard_normal(dx),
+            0.01 * rng.standard_normal(dy), np.zeros(dy))
+
+
+def former_n_coef(task, params):
+    if task in ("quadratic", "logreg"):
+        return 1, 2
+    C = int(params[1])
+    if task == "multilogreg":
+        return C, 2 * C
+    return C, 2 * C + 1
+
+
+# --------------------------------------------------------------------------
+def test_registry_names_and_codes():
+    assert TASK_NAMES == tuple(sorted(TASKS))
+    assert set(TASKS) == {"quadratic", "logreg", "multilogreg",
+                          "datacleaning"}
+    for name, spec in TASKS.items():
+        assert spec.name == name
+    codes = sorted(spec.code for spec in TASKS.values())
+    assert codes == list(range(len(TASKS))), "codes unique, contiguous"
+    assert {c: s.name for c, s in BY_CODE.items()} == {
+        problems.QUADRATIC: "quadratic", problems.LOGREG: "logreg",
+        problems.MULTILOGREG: "multilogreg",
+        problems.DATACLEANING: "datacleaning"}
+
+
+def test_dispatch_has_a_branch_per_registered_code():
+    """Every function of dispatch.py taking the task code branches ``if
+    task == CODE`` on every registered code, once, and on no other; each
+    branch calls only the kernels of that task's own module."""
+    tree = ast.parse(inspect.getsource(dispatch))
+    funcs = [f for f in tree.body if isinstance(f, ast.FunctionDef)
+             and f.args.args and f.args.args[0].arg == "task"]
+    assert set(DISPATCH_FUNCS) <= {f.name for f in funcs}
+    for func in funcs:
+        branches = {}
+        for node in ast.walk(func):
+            if not isinstance(node, ast.If):
+                continue
+            test = node.test
+            assert isinstance(test, ast.Compare) and \
+                isinstance(test.ops[0], ast.Eq) and \
+                ast.unparse(test.left) == "task", ast.unparse(test)
+            code = getattr(problems, test.comparators[0].id)
+            assert code not in branches, (func.name, code)
+            branches[code] = [ast.unparse(c.func) for b in node.body
+                              for c in ast.walk(b)
+                              if isinstance(c, ast.Call)]
+        assert set(branches) == set(BY_CODE), func.name
+        for code, calls in branches.items():
+            module = BY_CODE[code].name
+            assert calls and all(c.startswith(f"{module}.") for c in calls), \
+                (func.name, module, calls)
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_dispatch_runs_the_kernels_of_every_task(task):
+    """Each dispatch function, called with the task's code on a small
+    problem, writes its outputs; coefficient kernels write the spec's
+    n_coef columns and no further."""
+    P = problem_from_data(**dataset(task))
+    kf, kg = P.n_coef
+    rng = np.random.default_rng(0)
+    x, y, z = (rng.standard_normal(P.dim_x), rng.standard_normal(P.dim_y),
+               rng.standard_normal(P.dim_y))
+    idx = np.arange(max(P.n, P.m), dtype=np.int64)
+    for part, X, yv, k, count in (("f", P.Xf, P.yf, kf, P.n),
+                                  ("g", P.Xg, P.yg, kg, P.m)):
+        K = np.full((count, k + 1), np.nan)
+        getattr(dispatch, f"coef_{part}")(P.code, X, yv, P.params, idx, 0,
+                                          count, x, y, z, K)
+        assert np.all(np.isfinite(K[:, :k])), (part, "coefficients written")
+        assert np.all(np.isnan(K[:, k])), (part, "no column past n_coef")
+        K = np.ascontiguousarray(K[:, :k])
+        out = (np.zeros(P.dim_x), np.zeros(P.dim_y), np.zeros(P.dim_y))
+        getattr(dispatch, f"apply_{part}")(P.code, X, yv, P.params, idx, 0,
+                                           count, K, K, K, *out)
+        assert any(np.any(o != 0) for o in out), (part, "directions written")
+    out = (np.full(P.dim_x, np.nan), np.full(P.dim_y, np.nan),
+           np.full(P.dim_y, np.nan))
+    dispatch.reg(P.code, P.params, x, y, z, *out)
+    assert not np.isnan(out[1]).any() and not np.isnan(out[2]).any()
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_problem_is_the_former_one(task):
+    data = dataset(task)
+    P = problem_from_data(**data)
+    vec, dx, dy = former_params(**data)
+    assert P.params.tobytes() == vec.tobytes()
+    assert (P.dim_x, P.dim_y) == (dx, dy)
+    assert P.code == problems.task_code(task) == get_task(task).code
+    assert P.n_coef == former_n_coef(task, P.params)
+    assert problems.n_coef(P.code, P.params) == P.n_coef
+    # the exact oracle the metrics use agrees on the dimensions
+    oracle = get_task(task).make_oracle(data)
+    assert (oracle.dim_x, oracle.dim_y) == (dx, dy)
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+@pytest.mark.parametrize("seed", [0, 1, 5, 2 ** 40 + 7,
+                                  np.random.SeedSequence(3)])
+def test_starting_point_is_bitwise_the_former_one(task, seed):
+    P = problem_from_data(**dataset(task))
+    new = starting_point(P, seed)
+    old = former_starting_point(task, P.dim_x, P.dim_y, seed)
+    assert len(new) == 3
+    for a, b in zip(new, old):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert a.tobytes() == b.tobytes()
+
+
+def test_spec_references_resolve():
+    expected = {"quadratic": (metrics.QuadraticMetrics,
+                              exact_quadratic.QuadraticExact),
+                "logreg": (metrics.GLMMetrics, exact_glm.LogReg),
+                "multilogreg": (metrics.GLMMetrics, exact_glm.MultiLogReg),
+                "datacleaning": (metrics.GLMMetrics,
+                                 exact_glm.DataCleaning)}
+    for name, spec in TASKS.items():
+        assert (spec.metrics_class(), spec.oracle_class()) == expected[name]
+    m = metrics.make_metrics(dataset("quadratic"))
+    assert isinstance(m, metrics.QuadraticMetrics)
+
+
+def test_make_problem_takes_the_data_order():
+    """make_problem(task, X_train, y_train, X_val, y_val, ...): train is
+    the lower level (g), val the upper level (f)."""
+    rng = np.random.default_rng(0)
+    Xt, yt = rng.standard_normal((6, 3)), rng.standard_normal(6)
+    Xv, yv = rng.standard_normal((4, 3)), rng.standard_normal(4)
+    P = make_problem("quadratic", Xt, yt, Xv, yv, [1, 2, 0.1, 0.0], 1, 2)
+    assert np.array_equal(P.Xg, Xt) and np.array_equal(P.yg, yt)
+    assert np.array_equal(P.Xf, Xv) and np.array_equal(P.yf, yv)
+    assert (P.m, P.n) == (6, 4)
+
+
+def test_unknown_task_is_refused_everywhere():
+    data = dict(dataset("logreg"), task="svm")
+    for call in (lambda: get_task("svm"), lambda: problems.task_code("svm"),
+                 lambda: problem_from_data(**data),
+                 lambda: metrics.make_metrics(data),
+                 lambda: make_problem("svm", *[np.zeros((2, 2)),
+                                               np.zeros(2)] * 2, [1], 2, 2)):
+        with pytest.raises(ValueError, match=r"task must be one of "
+                           r"\['datacleaning', 'logreg', 'multilogreg', "
+                           r"'quadratic'\], got 'svm'"):
+            call()
