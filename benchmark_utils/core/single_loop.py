@@ -76,12 +76,16 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
             if not exact:
                 draw_large(stream, levels, sizes)
             for part in range(2):  # one call site (see passes)
+                if part == F and not full_f:
+                    continue  # only y is full: D^y has no UL part
                 lv = levels[part]
                 cnt = lv.N if exact else sizes[part]
                 full_pass(part == F, model, lv,
                           lv.ident if exact else lv.perm_large, cnt,
                           x, y, z, w.fx, w.fy, w.fz, fill)
                 count_full(counters, cnt)
+            done_f = exact and full_f
+            done_g = exact
             if fill:
                 for d in range(3):
                     tvec[d][:] = fvec[d]
