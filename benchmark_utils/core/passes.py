@@ -74,11 +74,14 @@ def full_pass(is_f, model, lv, ids, count, x, y, z, ox, oy, oz, fill):
 
 
 @njit(cache=True, inline="always")
-def sampled_pass(is_f, model, lv, b, it, W, need_prev, read_table,
-                 upd_table, apply_delta, tmask, ex, ey, ez, tbx, tby, tbz):
-    """One minibatch ``lv.cur[:b]`` at u_k (and u_{k-1} when
-    ``need_prev``), after a prefetch of the next batch ``lv.perm[:b]``
-    (see module docstring for what it adds)."""
+def sampled_pass(is_f, model, lv, b, x, y, z, xp, yp, zp, W, need_prev,
+                 read_table, upd_table, apply_delta, tmask, ex, ey, ez,
+                 tbx, tby, tbz):
+    """One minibatch ``lv.cur[:b]`` at ``(x, y, z)`` (and ``(xp, yp, zp)``
+    when ``need_prev``), after a prefetch of the next batch
+    ``lv.perm[:b]`` (see module docstring for what it adds).  The
+    directions asked for are the rows of ``W`` that are not zero (a zero
+    row adds nothing); ``z``/``zp`` may be any vectors (the z slot)."""
     S = lv.S
     T = lv.T
     X = lv.X
@@ -98,9 +101,9 @@ def sampled_pass(is_f, model, lv, b, it, W, need_prev, read_table,
         prefetch_rows(T, nidx, b)
     for which in range(2 if need_prev else 1):
         if which == 0:
-            _coef(is_f, model, lv, idx, 0, b, it.x, it.y, it.z, Kc)
+            _coef(is_f, model, lv, idx, 0, b, x, y, z, Kc)
         else:
-            _coef(is_f, model, lv, idx, 0, b, it.xp, it.yp, it.zp, Kp)
+            _coef(is_f, model, lv, idx, 0, b, xp, yp, zp, Kp)
     for t in range(b):
         q = idx[t]
         for c in range(K):

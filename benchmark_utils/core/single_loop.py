@@ -111,8 +111,9 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
             prev = prev_f if is_f else prev_g
             tab = tab_f if is_f else any_table
             lv = levels[part]
-            sampled_pass(is_f, model, lv, b, it, W, prev, tab, tab, not sf,
-                         tmask, w.ex, w.ey, w.ez, w.tbx, w.tby, w.tbz)
+            sampled_pass(is_f, model, lv, b, x, y, z, it.xp, it.yp, it.zp, W,
+                         prev, tab, tab, not sf, tmask, w.ex, w.ey, w.ez,
+                         w.tbx, w.tby, w.tbz)
             count_batch(counters, b, done_f if is_f else done_g, prev)
             if sf:
                 for d in range(3):
