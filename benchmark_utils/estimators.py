@@ -8,8 +8,9 @@ evaluation ``v_k = grad(u_k)`` (PAGE with probability ``p``, SARAH every
                                          + a_tab T_q) + a_bar Tbar
 
 followed, for memory methods, by ``T_q <- k_q(u_k)`` for ``q in P``
-(``k_q`` are per-sample coefficients, see ``problems``).  ``rule`` returns the
-seven numbers ``[is_full, c_v, a_cur, a_prev, a_tab, a_bar, updates_table]``:
+(``k_q`` are per-sample coefficients, see ``problems``).  ``rule`` fills
+the seven named slots ``IS_FULL, C_V, A_CUR, A_PREV, A_TAB, A_BAR,
+UPD_TABLE``:
 
     SGD        v_k = grad_P(u_k)                                  [0, 0, 1, 0, 0, 0, 0]
     SAGA       v_k = grad_P(u_k) - mean_P T + Tbar               [0, 0, 1, 0,-1, 1, 1]
@@ -25,6 +26,10 @@ Initialisation (k = 0): SGD minibatch; SAGA and ZeroSARAH ``full`` (tables
 filled at u_0, v_0 = grad(u_0)) or ``minibatch`` (T = 0, v_0 = grad_P0(u_0),
 then T_q <- k_q(u_0) on P0 -- SAGA's ``zero`` start is the same update);
 SARAH and PAGE full; STORM minibatch, or full when ``init_full``.
+Table bookkeeping next to the rule: ``carry`` applies the batch-free part
+``c_v v_{k-1} + a_bar Tbar``; ``saga_form`` / ``tbar_from_batch`` update
+Tbar (``Tbar += mean... L_q(k_q(u_k) - T_q) / N``) from the batch part of v
+when every table direction has the SAGA form.
 References: SAGA (Defazio et al. 2014), SARAH (Nguyen et al. 2017), STORM
 (Cutkosky & Orabona 2019), PAGE (Li et al. 2021), ZeroSARAH (Li et al. 2021).
 """
@@ -37,67 +42,122 @@ NAMES = {"sgd": SGD, "saga": SAGA, "sarah": SARAH, "storm": STORM,
          "page": PAGE, "zerosarah": ZEROSARAH}
 UNBIASED = {SGD, SAGA}
 WITH_TABLE = {SAGA, ZEROSARAH}
-# The parameter each estimator reads from its ``est_param`` slot.
-PARAM_NAME = {SGD: None, SAGA: None, SARAH: "period", STORM: "a",
+_TABLE_KINDS = tuple(sorted(WITH_TABLE))  # a constant numba can iterate
+# The PnPBOConfig field each estimator reads (None: no parameter).
+PARAM_NAME = {SGD: None, SAGA: None, SARAH: "period", STORM: "storm_a",
               PAGE: "p", ZEROSARAH: "rho_bar"}
+# Slots of a rule.
+IS_FULL, C_V, A_CUR, A_PREV, A_TAB, A_BAR, UPD_TABLE = range(7)
+N_RULE = 7
 
 
 @njit(cache=True)
-def rule(kind, param, k, coin, init_full, out):
-    """Fill ``out[:7]`` with the update rule of estimator ``kind`` at
-    iteration ``k`` (see module docstring)."""
-    out[0] = 0.0
-    out[1] = 0.0
-    out[2] = 1.0
-    out[3] = 0.0
-    out[4] = 0.0
-    out[5] = 0.0
-    out[6] = 0.0
+def rule(kind, k, coin, init_full, p, rho_bar, storm_a, period, out):
+    """Fill ``out[:N_RULE]`` with the update rule of estimator ``kind`` at
+    iteration ``k`` (see module docstring); each estimator reads its own
+    parameter (``p``: PAGE, ``rho_bar``: ZeroSARAH, ``storm_a``: STORM,
+    ``period``: SARAH)."""
+    out[IS_FULL] = 0.0
+    out[C_V] = 0.0
+    out[A_CUR] = 1.0
+    out[A_PREV] = 0.0
+    out[A_TAB] = 0.0
+    out[A_BAR] = 0.0
+    out[UPD_TABLE] = 0.0
     if kind == SGD:
         return
     if kind == SAGA:
         if k == 0 and init_full:
-            out[0] = 1.0
+            out[IS_FULL] = 1.0
         else:
-            out[4] = -1.0
-            out[5] = 1.0
-            out[6] = 1.0
+            out[A_TAB] = -1.0
+            out[A_BAR] = 1.0
+            out[UPD_TABLE] = 1.0
         return
     if kind == SARAH:
-        if k % int(param) == 0:
-            out[0] = 1.0
+        if k % period == 0:
+            out[IS_FULL] = 1.0
         else:
-            out[1] = 1.0
-            out[3] = -1.0
+            out[C_V] = 1.0
+            out[A_PREV] = -1.0
         return
     if kind == STORM:
         if k == 0:
             if init_full:
-                out[0] = 1.0
+                out[IS_FULL] = 1.0
         else:
-            out[1] = 1.0 - param
-            out[3] = -(1.0 - param)
+            out[C_V] = 1.0 - storm_a
+            out[A_PREV] = -(1.0 - storm_a)
         return
     if kind == PAGE:
-        if k == 0 or coin < param:
-            out[0] = 1.0
+        if k == 0 or coin < p:
+            out[IS_FULL] = 1.0
         else:
-            out[1] = 1.0
-            out[3] = -1.0
+            out[C_V] = 1.0
+            out[A_PREV] = -1.0
         return
     if kind == ZEROSARAH:
         if k == 0:
             if init_full:
-                out[0] = 1.0
+                out[IS_FULL] = 1.0
             else:
-                out[6] = 1.0
+                out[UPD_TABLE] = 1.0
         else:
-            out[1] = 1.0 - param
-            out[3] = -(1.0 - param)
-            out[4] = -param
-            out[5] = param
-            out[6] = 1.0
+            out[C_V] = 1.0 - rho_bar
+            out[A_PREV] = -(1.0 - rho_bar)
+            out[A_TAB] = -rho_bar
+            out[A_BAR] = rho_bar
+            out[UPD_TABLE] = 1.0
         return
+
+
+@njit(cache=True)
+def has_table(kind):
+    """Whether estimator ``kind`` keeps a coefficient table (WITH_TABLE)."""
+    for t in _TABLE_KINDS:
+        if kind == t:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def carry(e, tb, cv, ab):
+    """``e <- cv e + ab Tbar`` (the part of a linear rule that does not
+    depend on the batch), without a pass when it is the identity."""
+    if ab == 0.0:
+        if cv == 0.0:
+            e[:] = 0.0
+        elif cv != 1.0:
+            for c in range(e.shape[0]):
+                e[c] *= cv
+    else:
+        for c in range(e.shape[0]):
+            e[c] = cv * e[c] + ab * tb[c]
+
+
+@njit(cache=True, inline="always")
+def saga_form(W, tmask):
+    """Whether every table direction d has batch weights ``W[d] = (a, 0,
+    -a)``: then T-bar's increment ``mean... L_q(k_q(u_k) - T_q) / N`` is
+    ``b / (a N)`` times the batch part the pass adds to ``e_d``
+    (``tbar_from_batch``), and no second pass over the rows is needed."""
+    any_table = False
+    for d in range(3):
+        if tmask[d] != 0.0:
+            any_table = True
+            if not (W[d, 1] == 0.0 and W[d, 0] != 0.0
+                    and W[d, 2] == -W[d, 0]):
+                return False
+    return any_table
+
+
+@njit(cache=True, inline="always")
+def tbar_from_batch(tb, e, snap, scale):
+    """``Tbar += scale (e - snap)`` (the batch part a pass added to e, for a
+    SAGA-form direction), then ``snap <- e``."""
+    for c in range(e.shape[0]):
+        tb[c] += scale * (e[c] - snap[c])
+        snap[c] = e[c]
 
 
 @njit(cache=True, inline="always")
@@ -124,3 +184,52 @@ def clip_norm(z, R):
         scale = R / nz
         for k in range(z.shape[0]):
             z[k] *= scale
+
+
+@njit(cache=True, inline="always")
+def iteration_rules(cfg, k, coin, rules, tmask):
+    """The rules of the three directions at iteration ``k`` into ``rules``
+    (one row each) and ``tmask`` (directions that update a table); returns
+    ``(any_full, full_f, any_table)``: whether a direction is a full
+    evaluation, whether one with a UL part (x or z; D^y has none) is, and
+    whether a table is updated."""
+    any_full = False
+    full_f = False
+    any_table = False
+    for d in range(3):
+        rule(cfg.kinds[d], k, coin, cfg.init_full, cfg.p, cfg.rho_bar,
+             cfg.storm_a, cfg.period, rules[d])
+        if rules[d, IS_FULL] != 0.0:
+            any_full = True
+            if d != 1:
+                full_f = True
+        tmask[d] = rules[d, UPD_TABLE]
+        if rules[d, UPD_TABLE] != 0.0:
+            any_table = True
+    return any_full, full_f, any_table
+
+
+@njit(cache=True, inline="always")
+def batch_weights(rules, W, evec, tvec):
+    """Weights ``W[d] = (a_cur, a_prev, a_tab)`` of the minibatch pass (0
+    for a full direction) and ``e_d <- c_v e_d + a_bar Tbar_d`` for the
+    others; returns which levels need a batch and which at u_{k-1}:
+    ``(batch_f, batch_g, prev_f, prev_g)`` (D^y has no UL part)."""
+    batch_f = False
+    batch_g = False
+    prev_f = False
+    prev_g = False
+    for d in range(3):
+        full_d = rules[d, IS_FULL] != 0.0
+        for c in range(3):
+            W[d, c] = 0.0 if full_d else rules[d, A_CUR + c]
+        if not full_d:
+            batch_g = True
+            if rules[d, A_PREV] != 0.0:
+                prev_g = True
+            if d != 1:
+                batch_f = True
+                if rules[d, A_PREV] != 0.0:
+                    prev_f = True
+            carry(evec[d], tvec[d], rules[d, C_V], rules[d, A_BAR])
+    return batch_f, batch_g, prev_f, prev_g

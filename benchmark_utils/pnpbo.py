@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import engine
-from .estimators import NAMES, PARAM_NAME, UNBIASED, WITH_TABLE
+from .core import records
+from .estimators import N_RULE, NAMES, PARAM_NAME, UNBIASED, WITH_TABLE
 from .rng import seed_state
 
 MA_CHOICES = ("auto", "on", "off")
@@ -146,10 +147,11 @@ class PnPBOConfig:
         return any(int(k) in WITH_TABLE for k in self.kinds)
 
     def estimator_params(self):
-        value = {"p": self.p, "rho_bar": self.rho_bar, "a": self.storm_a,
-                 "period": float(self.period), None: 0.0}
-        return np.array([value[PARAM_NAME[int(k)]] for k in self.kinds],
-                        dtype=np.float64)
+        """{field name: value} of the parameter each of the x, y, z
+        estimators reads (``None`` when it reads none), by name."""
+        names = [PARAM_NAME[int(k)] for k in self.kinds]
+        return [(name, None if name is None else getattr(self, name))
+                for name in names]
 
     @property
     def alpha(self):
@@ -168,7 +170,8 @@ class PnPBORun:
     """State of one run of Algorithm 1 on a ``Problem``, advanced in place.
 
     ``x0, y0, z0`` are copied; the previous iterate starts at the starting
-    point (not at zero); the generator is seeded from ``seed``.
+    point (not at zero); the generator is seeded from ``seed``.  The state
+    is held in the named records of ``core.records`` (allocated once).
     """
 
     def __init__(self, problem, config, x0, y0, z0, seed):
@@ -184,71 +187,44 @@ class PnPBORun:
             raise ValueError(
                 f"starting point shapes must be x0: ({dx},), y0: ({dy},), "
                 f"z0: ({dy},); got {x0.shape}, {y0.shape}, {z0.shape}")
-        self.x, self.y, self.z = x0.copy(), y0.copy(), z0.copy()
-        self.xp, self.yp, self.zp = x0.copy(), y0.copy(), z0.copy()
-        self.ex, self.ey, self.ez = np.zeros(dx), np.zeros(dy), np.zeros(dy)
-        self.vx = np.zeros(dx)
-        self.rx, self.ry, self.rz = np.zeros(dx), np.zeros(dy), np.zeros(dy)
-        self.fx, self.fy, self.fz = np.zeros(dx), np.zeros(dy), np.zeros(dy)
-        self.tbx, self.tby, self.tbz = (np.zeros(dx), np.zeros(dy),
-                                        np.zeros(dy))
-        kf, kg = p.n_coef
-        if config.uses_table:
-            self.Tf, self.Tg = np.zeros((p.n, kf)), np.zeros((p.m, kg))
-        else:
-            self.Tf, self.Tg = np.zeros((1, kf)), np.zeros((1, kg))
-        chunk = max(config.batch_size, engine.CHUNK)
-        self.Sf = np.zeros((engine.N_BUF, chunk, kf))
-        self.Sg = np.zeros((engine.N_BUF, chunk, kg))
-        self.perm_f = np.arange(p.n, dtype=np.int64)
-        self.perm_g = np.arange(p.m, dtype=np.int64)
-        self.perm_fl = self.perm_f.copy()
-        self.perm_gl = self.perm_g.copy()
-        self.ident_f = self.perm_f.copy()
-        self.ident_g = self.perm_g.copy()
-        self.cur_f = np.zeros(config.batch_size, dtype=np.int64)
-        self.cur_g = np.zeros(config.batch_size, dtype=np.int64)
-        self.coin_ahead = np.zeros(1)
-        self.rng = seed_state(seed)
-        self.counters = np.zeros(4, dtype=np.int64)
-        self.rules = np.zeros((3, 7))
-        self.kinds = config.kinds
-        self.eparams = config.estimator_params()
-        self.iconf = np.array([config.init == "full", config.ma_on,
-                               config.large_batch, config.batch_size],
-                              dtype=np.int64)
-        self.fconf = np.array([config.alpha, config.beta, config.gamma,
-                               config.exponent_x, config.exponent_y,
-                               config.exponent_z, config.rho,
-                               float(config.R)], dtype=np.float64)
+        self.model = records.Model(int(p.code), p.params)
+        self.levels = records.make_levels(
+            p, "full" if config.uses_table else "one", config.batch_size)
+        self.iterates = records.make_iterates(x0, y0, z0)
+        self.work = records.make_work(dx, dy, N_RULE)
+        self.cfg = records.make_config(config)
+        self.stream = records.make_stream(seed_state(seed))
 
     def run(self, n_iter):
         """Advance ``n_iter`` iterations (fewer if the run diverges)."""
         if self.diverged or n_iter <= 0:
             return
-        p = self.problem
-        engine.run_iterations(
-            p.code, p.Xf, p.yf, p.Xg, p.yg, p.params,
-            self.kinds, self.eparams, self.iconf, self.fconf, int(n_iter),
-            self.x, self.y, self.z, self.xp, self.yp, self.zp,
-            self.ex, self.ey, self.ez, self.vx, self.rx, self.ry, self.rz,
-            self.fx, self.fy, self.fz, self.tbx, self.tby, self.tbz,
-            self.Tf, self.Tg, self.Sf, self.Sg,
-            self.perm_f, self.perm_g, self.perm_fl, self.perm_gl,
-            self.ident_f, self.ident_g, self.cur_f, self.cur_g,
-            self.coin_ahead, self.rng, self.counters, self.rules)
+        engine.run_iterations(self.model, self.levels, self.iterates,
+                              self.work, self.cfg, self.stream, int(n_iter))
+
+    def __getattr__(self, name):
+        # x, y, z, xp, ... and ex, tbx, ... of the records, by name
+        for rec in ("iterates", "work"):
+            fields = getattr(type(self.__dict__.get(rec)), "_fields", ())
+            if name in fields:
+                return getattr(self.__dict__[rec], name)
+        raise AttributeError(name)
+
+    @property
+    def counters(self):
+        return self.stream.counters
 
     @property
     def iteration(self):
-        return int(self.counters[engine.K_ITER])
+        return int(self.counters[records.K_ITER])
 
     @property
     def n_samples(self):
-        return int(self.counters[engine.N_SAMPLES])
+        return int(self.counters[records.N_SAMPLES])
 
     @property
     def diverged(self):
-        return bool(self.counters[engine.STATUS] == engine.DIVERGED)
+        return bool(self.counters[records.STATUS] == records.DIVERGED)
 
     def result(self):
         """Copies of the iterates, the sample count and the status."""

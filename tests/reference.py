@@ -179,26 +179,34 @@ class ReferencePnPBO:
         uses_table = any(e in ("saga", "zerosarah") for e in self.est)
         fill = k == 0 and init_full and uses_table
         u, up = self.u, self.u_prev
+        # Sample counting (README "Metrics"): one evaluation = all
+        # derivatives of one sample at one point.  A full pass evaluates
+        # the UL level only when a full direction has a UL part (x or z).
+        full_f = full[0] or full[2]
+        done_f = done_g = False  # level evaluated entirely at u_k
         if any(full):
             B = cfg.large_batch
             if fill or B <= 0 or (B >= n and B >= m):
                 D_full = self.grad_batch(all_f, all_g, u)
-                self.n_samples += n + m
+                self.n_samples += (n if full_f else 0) + m
+                done_f, done_g = full_f, True
             else:
                 Bf, Bg = min(B, n), min(B, m)
                 draw_batch(self.rng, self.perm_fl, Bf)
                 draw_batch(self.rng, self.perm_gl, Bg)
                 D_full = self.grad_batch(self.perm_fl[:Bf], self.perm_gl[:Bg],
                                          u)
-                self.n_samples += Bf + Bg
-        # sample counting (ALGORITHMS.md §5): which parts were evaluated
+                self.n_samples += (Bf if full_f else 0) + Bg
+        # minibatches: b at u_k unless that level was fully evaluated at
+        # u_k, plus b at u_{k-1} when an estimator needs the previous point
         two = {"sarah", "page", "storm", "zerosarah"}
         nonfull = [d for d in range(3) if not full[d]]
         prev = [d for d in nonfull if self.est[d] in two and k > 0]
         if any(d != 1 for d in nonfull):
-            self.n_samples += b * (2 if any(d != 1 for d in prev) else 1)
+            self.n_samples += b * ((0 if done_f else 1)
+                                   + (1 if any(d != 1 for d in prev) else 0))
         if nonfull:
-            self.n_samples += b * (2 if prev else 1)
+            self.n_samples += b * ((0 if done_g else 1) + (1 if prev else 0))
 
         DP = self.grad_batch(I, J, u)
         DPp = self.grad_batch(I, J, up) if k > 0 else None

@@ -92,6 +92,41 @@ def test_page_p1_is_full_batch_gradient_descent(small_data):
     assert run.n_samples == 30 * (n + m)
 
 
+def test_sample_count_follows_the_definition_by_hand(small_data):
+    """README "Metrics": one evaluation = all derivatives of one sample at
+    one point.  MSEBA (PAGE on x and z, ZeroSARAH on y; n = 40, m = 50,
+    b = 8, p = 0.2, seed 1: 9 coins give a full pass in k = 1..39):
+    k = 0: one full pass, n + m = 90 (every direction full);
+    coin: full pass n + m, and y's LL batch only at u_{k-1}: b (its
+    samples at u_k are in the full pass), 98 each;
+    else: UL and LL batches at u_k and u_{k-1}: 4 b = 32 each.
+    The former count added b at u_k on coin iterations: 2004."""
+    from benchmark_utils.presets import PRESETS
+    cfg = PnPBOConfig(**{**PRESETS["MSEBA"], "p": 0.2, "batch_size": 8,
+                         "step_size": 0.05})
+    x0, y0, z0 = start_point(small_data, seed=2)
+    run = PnPBORun(problem_of(small_data), cfg, x0, y0, z0, 1)
+    ref = ReferencePnPBO(small_data, cfg, x0, y0, z0, 1)
+    n_full = 0
+    for k in range(40):
+        before = run.n_samples
+        run.run(1)
+        ref.step()
+        if k > 0 and run.n_samples - before == 90 + 8:
+            n_full += 1
+    assert n_full == 9
+    assert run.n_samples == ref.n_samples == 90 + 9 * 98 + 30 * 32 == 1932
+    # saga / page / zerosarah on the same draws: a full y direction needs
+    # the LL level only (m); x's and z's UL batch at u_k and u_{k-1} (2 b),
+    # the LL batch at u_{k-1} (b): 50 + 24 on coin iterations.
+    cfg = PnPBOConfig(estimator_x="saga", estimator_y="page",
+                      estimator_z="zerosarah", p=0.2, batch_size=8,
+                      step_size=0.05)
+    run = PnPBORun(problem_of(small_data), cfg, x0, y0, z0, 1)
+    run.run(40)
+    assert run.n_samples == 90 + 9 * (50 + 24) + 30 * 32 == 1716
+
+
 @pytest.mark.parametrize("est", ["saga", "zerosarah"])
 @pytest.mark.parametrize("init", ["full", "minibatch"])
 def test_table_mean_is_full_direction_at_memory_points(small_data, est, init):

@@ -4,7 +4,7 @@ directions."""
 import numpy as np
 import pytest
 
-from benchmark_utils import engine
+from benchmark_utils.core import passes, records
 from benchmark_utils.exact_quadratic import QuadraticExact
 from benchmark_utils.problems import dispatch
 from conftest import fd_grad, kernel_dirs, problem_of
@@ -70,12 +70,11 @@ def test_full_pass_equals_closed_form_directions(small_data):
                rng.standard_normal(p.dim_y))
     fx, fy, fz = np.zeros(p.dim_x), np.zeros(p.dim_y), np.zeros(p.dim_y)
     # chunks of 16 samples, so the chunked accumulation is exercised
-    Sf = np.zeros((engine.N_BUF, 16, p.n_coef[0]))
-    Sg = np.zeros((engine.N_BUF, 16, p.n_coef[1]))
-    engine._mean_pass(True, p.code, p.Xf, p.yf, p.params, np.arange(p.n),
-                      p.n, x, y, z, fx, fy, fz, Sf, False, np.zeros((1, 1)))
-    engine._mean_pass(False, p.code, p.Xg, p.yg, p.params, np.arange(p.m),
-                      p.m, x, y, z, fx, fy, fz, Sg, False, np.zeros((1, 2)))
+    model = records.Model(p.code, p.params)
+    for part, lv in enumerate(records.make_levels(p, "one", 16)):
+        lv = lv._replace(S=np.zeros((records.N_BUF, 16, lv.T.shape[1])))
+        passes.full_pass(part == records.F, model, lv, lv.ident, lv.N,
+                         x, y, z, fx, fy, fz, False)
     rx, ry, rz = np.zeros(p.dim_x), np.zeros(p.dim_y), np.zeros(p.dim_y)
     dispatch.reg(p.code, p.params, x, y, z, rx, ry, rz)
     np.testing.assert_allclose(fx + rx, ex.grad_x_f(x, y) + ex.K.T @ z,

@@ -1,0 +1,128 @@
+"""Passes over the samples of one level (UL f or LL g) at given points.
+
+Directions of a sample are linear maps of its coefficients (``problems``):
+``coef`` computes ``k_q(x, y, z)``, ``apply`` adds ``L_q(C_q)`` to the three
+outputs (D^x, D^y, D^z).  Any vector can stand in the z slot (the point only
+fixes where the coefficients are taken), so the same passes give
+Hessian-vector products of other vectors.
+
+    full_pass     mean_{q in ids} of the directions at (x, y, z): an exact
+                  full pass (ids = 0..N-1, PnPBO's grad(u_k)) or a large
+                  batch; optionally stores the coefficients in the table.
+    sampled_pass  one minibatch at u_k and optionally at u_{k-1}:
+                  e_d += mean_q L_q(W[d,0] k_q(u_k) + W[d,1] k_q(u_{k-1})
+                                     + W[d,2] T_q)
+                  for the three directions d (the linear rules of
+                  ``estimators``), then the table update T_q <- k_q(u_k)
+                  and, with ``apply_delta``, the T-bar increment
+                  Tbar_d += mean... L_q(k_q(u_k) - T_q) / N (tmask[d]).
+
+Each kernel has one call site (callers loop over the two levels, and
+``sampled_pass`` over the two points and the two outputs): numba inlines
+callees, and every extra call site of a kernel multiplies the compile time.
+"""
+from numba import njit
+
+from ..prefetch import prefetch_labels, prefetch_rows
+from ..problems.dispatch import apply_f, apply_g, coef_f, coef_g
+from .records import B_CUR, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ, B_PREV
+
+
+@njit(cache=True, inline="always")
+def _coef(is_f, model, lv, idx, start, count, x, y, z, K):
+    if is_f:
+        coef_f(model.task, lv.X, lv.yv, model.params, idx, start, count,
+               x, y, z, K)
+    else:
+        coef_g(model.task, lv.X, lv.yv, model.params, idx, start, count,
+               x, y, z, K)
+
+
+@njit(cache=True, inline="always")
+def _apply(is_f, model, lv, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+    if is_f:
+        apply_f(model.task, lv.X, lv.yv, model.params, idx, start, count,
+                Cx, Cy, Cz, ox, oy, oz)
+    else:
+        apply_g(model.task, lv.X, lv.yv, model.params, idx, start, count,
+                Cx, Cy, Cz, ox, oy, oz)
+
+
+@njit(cache=True, inline="always")
+def full_pass(is_f, model, lv, ids, count, x, y, z, ox, oy, oz, fill):
+    """Add ``mean_{q in ids[:count]}`` of the directions of this level at
+    ``(x, y, z)`` to ``ox, oy, oz``, chunk by chunk; with ``fill`` store the
+    coefficients in the table (full initialisation of SAGA/ZeroSARAH)."""
+    S = lv.S
+    T = lv.T
+    K = S.shape[2]
+    Kc = S[B_CUR]
+    C = S[B_CX]
+    ch = S.shape[1]
+    inv = 1.0 / count
+    for start in range(0, count, ch):
+        c = min(ch, count - start)
+        _coef(is_f, model, lv, ids, start, c, x, y, z, Kc)
+        for t in range(c):
+            for k in range(K):
+                C[t, k] = Kc[t, k] * inv
+        _apply(is_f, model, lv, ids, start, c, C, C, C, ox, oy, oz)
+        if fill:
+            for t in range(c):
+                for k in range(K):
+                    T[ids[start + t], k] = Kc[t, k]
+
+
+@njit(cache=True, inline="always")
+def sampled_pass(is_f, model, lv, b, x, y, z, xp, yp, zp, W, need_prev,
+                 read_table, upd_table, apply_delta, tmask, ex, ey, ez,
+                 tbx, tby, tbz):
+    """One minibatch ``lv.cur[:b]`` at ``(x, y, z)`` (and ``(xp, yp, zp)``
+    when ``need_prev``), after a prefetch of the next batch
+    ``lv.perm[:b]`` (see module docstring for what it adds).  The
+    directions asked for are the rows of ``W`` that are not zero (a zero
+    row adds nothing); ``z``/``zp`` may be any vectors (the z slot)."""
+    S = lv.S
+    T = lv.T
+    X = lv.X
+    yv = lv.yv
+    idx = lv.cur
+    nidx = lv.perm
+    K = S.shape[2]
+    Kc = S[B_CUR]
+    Kp = S[B_PREV]
+    invb = 1.0 / b
+    invN = 1.0 / lv.N
+    # Look-ahead: the next batch's rows, labels and table lines are
+    # requested now; they arrive while this batch is computed.
+    prefetch_rows(X, nidx, b)
+    prefetch_labels(yv, nidx, b)
+    if read_table:
+        prefetch_rows(T, nidx, b)
+    for which in range(2 if need_prev else 1):
+        if which == 0:
+            _coef(is_f, model, lv, idx, 0, b, x, y, z, Kc)
+        else:
+            _coef(is_f, model, lv, idx, 0, b, xp, yp, zp, Kp)
+    for t in range(b):
+        q = idx[t]
+        for c in range(K):
+            tq = T[q, c] if read_table else 0.0
+            kp = Kp[t, c] if need_prev else 0.0
+            kc = Kc[t, c]
+            for d in range(3):
+                S[B_CX + d, t, c] = (W[d, 0] * kc + W[d, 1] * kp
+                                     + W[d, 2] * tq) * invb
+            if upd_table:
+                if apply_delta:
+                    delta = (kc - tq) * invN
+                    for d in range(3):
+                        S[B_DX + d, t, c] = delta * tmask[d]
+                T[q, c] = kc
+    for which in range(2 if upd_table and apply_delta else 1):
+        if which == 0:
+            _apply(is_f, model, lv, idx, 0, b, S[B_CX], S[B_CY], S[B_CZ],
+                   ex, ey, ez)
+        else:
+            _apply(is_f, model, lv, idx, 0, b, S[B_DX], S[B_DY], S[B_DZ],
+                   tbx, tby, tbz)

@@ -1,0 +1,174 @@
+"""Named state of a run: the records every block of the core reads.
+
+numba types a ``NamedTuple`` of arrays by its field types, caches functions
+over it (``cache=True``) and passes it by value (a struct of array
+descriptors), so naming the state costs nothing at run time.  The two level
+records have the same type, so ``levels = (UL f, LL g)`` is a homogeneous
+tuple that a block indexes with a run-time ``part`` (0: f, 1: g) at a single
+call site of each kernel.
+
+    Model     task code and parameters (shared by both levels)
+    Level     one level's rows, labels, coefficient table T, batch buffers
+              S, persistent permutation, large-batch permutation, identity,
+              current batch, and its size N
+    Iterates  u_k = (x, y, z) and u_{k-1} = (xp, yp, zp)
+    Work      estimates e, full-pass results f, table means T-bar, the MA'd
+              x direction, the exact regularisation parts, the estimator
+              rules and their per-batch weights
+    Config    the numeric configuration (estimators, their parameters, steps)
+    Stream    the generator, the look-ahead coin and the counters
+"""
+from typing import NamedTuple
+
+import numpy as np
+
+# Stream.counters slots (AHEAD: the next iteration's coin and batches are
+# drawn already).
+K_ITER, N_SAMPLES, STATUS, AHEAD = 0, 1, 2, 3
+N_COUNTERS = 4
+RUNNING, DIVERGED = 0, 1
+# Batch buffers (per level), shape (N_BUF, chunk, K): coefficients at u_k
+# and u_{k-1}, the three directions' combined coefficients, the table
+# deltas.
+B_CUR, B_PREV, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ = range(8)
+N_BUF = 8
+CHUNK = 256  # samples per chunk of a full pass
+F, G = 0, 1  # level index in ``levels``
+
+
+class Model(NamedTuple):
+    task: int
+    params: np.ndarray
+
+
+class Level(NamedTuple):
+    X: np.ndarray           # (N, p) rows
+    yv: np.ndarray          # (N,) labels
+    T: np.ndarray           # (N, K) coefficient table ((1, K) without one)
+    S: np.ndarray           # (N_BUF, chunk, K) batch buffers
+    perm: np.ndarray        # persistent permutation; next batch = perm[:b]
+    perm_large: np.ndarray  # permutation of the large batches
+    ident: np.ndarray       # 0..N-1 (full passes)
+    cur: np.ndarray         # current batch (b,)
+    N: int
+
+
+class Iterates(NamedTuple):
+    x: np.ndarray
+    y: np.ndarray
+    z: np.ndarray
+    xp: np.ndarray
+    yp: np.ndarray
+    zp: np.ndarray
+
+
+class Work(NamedTuple):
+    ex: np.ndarray   # estimates (data part) of D^x, D^y, D^z
+    ey: np.ndarray
+    ez: np.ndarray
+    fx: np.ndarray   # full / large pass at u_k; snapshots of e (SAGA form)
+    fy: np.ndarray
+    fz: np.ndarray
+    tbx: np.ndarray  # table means T-bar
+    tby: np.ndarray
+    tbz: np.ndarray
+    vx: np.ndarray   # x direction after the moving average
+    rx: np.ndarray   # exact deterministic parts at u_k
+    ry: np.ndarray
+    rz: np.ndarray
+    rules: np.ndarray  # (3, N_RULE) estimator rules of this iteration
+    W: np.ndarray      # (3, 3) weights (a_cur, a_prev, a_tab) of the batch
+    tmask: np.ndarray  # (3,) directions that keep a table
+
+
+class Config(NamedTuple):
+    kinds: np.ndarray  # estimator codes for x, y, z
+    p: float           # PAGE probability
+    rho_bar: float     # ZeroSARAH weight
+    storm_a: float     # STORM weight
+    period: int        # SARAH period
+    init_full: bool
+    ma_on: bool
+    rho: float         # MA weight
+    large_batch: int   # 0: exact full passes
+    batch: int
+    alpha: float
+    beta: float
+    gamma: float
+    exp_x: float
+    exp_y: float
+    exp_z: float
+    R: float           # clipping radius (inf: off)
+
+
+class Stream(NamedTuple):
+    rng: np.ndarray         # xoshiro256** state
+    coin_ahead: np.ndarray  # (1,) the next iteration's PAGE coin
+    counters: np.ndarray    # (N_COUNTERS,) int64
+
+
+def make_levels(problem, table_rows, batch_size):
+    """``(f, g)`` level records of a Problem; tables of ``table_rows``
+    (``"full"``: one line per sample, else one line)."""
+    kf, kg = problem.n_coef
+    chunk = max(batch_size, CHUNK)
+    Xs = [problem.Xf, problem.Xg]
+    ys = [problem.yf, problem.yg]
+    # A read-only array has another numba type: keep both levels alike so
+    # that their tuple stays homogeneous (indexable at run time).
+    if not all(a.flags.writeable for a in Xs + ys):
+        Xs, ys = [_readonly(a) for a in Xs], [_readonly(a) for a in ys]
+    out = []
+    for X, yv, K in zip(Xs, ys, (kf, kg)):
+        N = X.shape[0]
+        perm = np.arange(N, dtype=np.int64)
+        out.append(Level(
+            X=X, yv=yv,
+            T=np.zeros((N if table_rows == "full" else 1, K)),
+            S=np.zeros((N_BUF, chunk, K)),
+            perm=perm, perm_large=perm.copy(), ident=perm.copy(),
+            cur=np.zeros(batch_size, dtype=np.int64), N=int(N)))
+    return tuple(out)
+
+
+def _readonly(a):
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+def make_iterates(x0, y0, z0):
+    """Iterates from a starting point (copied); u_{-1} := u_0."""
+    return Iterates(x0.copy(), y0.copy(), z0.copy(), x0.copy(), y0.copy(),
+                    z0.copy())
+
+
+def make_work(dx, dy, n_rule):
+    def vec(d):
+        return np.zeros(d)
+    return Work(ex=vec(dx), ey=vec(dy), ez=vec(dy), fx=vec(dx), fy=vec(dy),
+                fz=vec(dy), tbx=vec(dx), tby=vec(dy), tbz=vec(dy),
+                vx=vec(dx), rx=vec(dx), ry=vec(dy), rz=vec(dy),
+                rules=np.zeros((3, n_rule)), W=np.zeros((3, 3)),
+                tmask=np.zeros(3))
+
+
+def make_config(cfg):
+    """The numeric configuration of a validated ``PnPBOConfig``: each
+    parameter by its name and type (no float round trip of ``period``)."""
+    period = cfg.period
+    return Config(
+        kinds=cfg.kinds, p=float(cfg.p), rho_bar=float(cfg.rho_bar),
+        storm_a=float(cfg.storm_a),
+        period=int(period) if float(period).is_integer() else 1,
+        init_full=bool(cfg.init == "full"), ma_on=bool(cfg.ma_on),
+        rho=float(cfg.rho), large_batch=int(cfg.large_batch),
+        batch=int(cfg.batch_size), alpha=float(cfg.alpha),
+        beta=float(cfg.beta), gamma=float(cfg.gamma),
+        exp_x=float(cfg.exponent_x), exp_y=float(cfg.exponent_y),
+        exp_z=float(cfg.exponent_z), R=float(cfg.R))
+
+
+def make_stream(rng):
+    return Stream(rng=rng, coin_ahead=np.zeros(1),
+                  counters=np.zeros(N_COUNTERS, dtype=np.int64))

@@ -1,0 +1,53 @@
+"""Steps of the PnPBO paper, Algorithm 1, lines 5-8, at u_k:
+
+    v^x = vhat^x   or   (1 - rho) v^x_{k-1} + rho vhat^x   (MA, line 5)
+    x <- x - alpha_k v^x,  y <- y - beta_k v^y,
+    z <- Clip(z - gamma_k v^z; R) = min(1, R / |z|) z
+
+with ``c / (k + 1)^e`` step sizes; u_{k-1} <- u_k on the way.  The estimate
+``e`` of each direction is its data part; the exact deterministic part
+``r`` (regularisation) is added here.  x is updated in one fused pass
+(regularisation, estimate, moving average, step).  Returns whether the new
+iterate is finite (the run stops at the first one that is not).
+"""
+import math
+
+from numba import njit
+
+from ..estimators import clip_norm, moving_average
+
+
+@njit(cache=True)
+def schedule(c, e, k):
+    """Step size ``c / (k + 1)^e`` (constant when ``e = 0``)."""
+    if e == 0.0:
+        return c
+    return c / (k + 1.0) ** e
+
+
+@njit(cache=True, inline="always")
+def take_steps(cfg, it, w, k):
+    """The three steps, MA on x and clipping of z; True if u_{k+1} is
+    finite."""
+    x, y, z = it.x, it.y, it.z
+    a_k = schedule(cfg.alpha, cfg.exp_x, k)
+    b_k = schedule(cfg.beta, cfg.exp_y, k)
+    g_k = schedule(cfg.gamma, cfg.exp_z, k)
+    first = k == 0
+    total = 0.0
+    for c in range(x.shape[0]):
+        v = w.rx[c] + w.ex[c]
+        if cfg.ma_on:
+            v = moving_average(w.vx[c], v, cfg.rho, first)
+        w.vx[c] = v
+        it.xp[c] = x[c]
+        x[c] -= a_k * v
+        total += x[c]
+    for c in range(y.shape[0]):
+        it.yp[c] = y[c]
+        it.zp[c] = z[c]
+        y[c] -= b_k * (w.ey[c] + w.ry[c])
+        z[c] -= g_k * (w.ez[c] + w.rz[c])
+        total += y[c] + z[c]
+    clip_norm(z, cfg.R)
+    return math.isfinite(total)
