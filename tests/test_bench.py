@@ -1,12 +1,10 @@
 """Smoke tests of the speed script ``python -m tools.bench``: the tables
 print on a small problem, the subprocess probes find the module they
-import by name, the targets load from their data file, and the former
-``python -m benchmark_utils.bench`` forwards with a warning."""
+import by name, the targets load from their data file, and a bad solver
+name is refused."""
 import json
-import subprocess
-import sys
 
-from bench_helpers import ROOT
+import bench_helpers  # noqa: F401 (puts the repository on sys.path)
 from tools.bench import cli, probes, settings, shapes
 
 
@@ -55,14 +53,3 @@ def test_unknown_solver_is_refused(capsys):
     except SystemExit as err:
         assert err.code == 2
     assert "unknown solvers ['ADAM']" in capsys.readouterr().err
-
-
-def test_former_module_forwards_with_a_warning():
-    proc = subprocess.run(
-        [sys.executable, "-m", "benchmark_utils.bench", "--help"], cwd=ROOT,
-        capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert "python -m tools.bench" in proc.stdout
-    assert proc.stderr.strip().splitlines() == [
-        "benchmark_utils.bench is deprecated: run `python -m tools.bench` "
-        "(same options)"]
