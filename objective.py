@@ -4,7 +4,7 @@ The Objective turns a dataset's arrays into a ``Problem`` for the numba core,
 draws the starting point ``(x0, y0, z0)`` and the run seed from
 ``get_seed(use_repetition=True)`` (so every solver of one repetition starts
 from the same point, and repetitions differ), and scores iterates with the
-exact metrics of ALGORITHMS.md §6 (``benchmark_utils.metrics``).
+exact metrics of docs/algorithms.md §6 (``benchmark_utils.metrics``).
 
 ``stopping_criterion`` is the benchmark's stopping rule (README "Stopping",
 ``benchmark_utils/stopping.py``). Its parameters are written out here: a

@@ -1,4 +1,4 @@
-"""Stochastic estimators of ALGORITHMS.md §3 as linear update rules.
+"""Stochastic estimators of docs/algorithms.md §3 as linear update rules.
 
 Every estimator in the table is, at iteration ``k``, either a *full*
 evaluation ``v_k = grad(u_k)`` (PAGE with probability ``p``, SARAH every
@@ -163,7 +163,7 @@ def tbar_from_batch(tb, e, snap, scale):
 @njit(cache=True, inline="always")
 def moving_average(v_prev, vhat, rho, first):
     """MA of PnPBO line 5, one coordinate: ``(1 - rho) v_prev + rho vhat``;
-    ``vhat`` at the first iteration (``v_{-1} := vhat_0``, ALGORITHMS.md
+    ``vhat`` at the first iteration (``v_{-1} := vhat_0``, docs/algorithms.md
     §2)."""
     if first:
         return vhat

@@ -1,5 +1,5 @@
 """Full-batch oracles of the logistic tasks and the exact solves behind the
-metrics (ALGORITHMS.md §6).
+metrics (docs/algorithms.md §6).
 
 Each task class gives, on the full training set (g) and validation set (f):
 ``value_grad(x, y)`` = (g, grad_y g), which also makes (x, y) the point of

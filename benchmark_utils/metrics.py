@@ -1,4 +1,4 @@
-"""Exact metrics of ALGORITHMS.md §6 for a solver's (x, y, z).
+"""Exact metrics of docs/algorithms.md §6 for a solver's (x, y, z).
 
 ``value = H(x)``, ``grad_norm2 = |grad H(x)|^2``, ``inner_gap = |y - y*(x)|^2``,
 ``implicit_gap = |z - z*(x)|^2``, ``n_samples`` and ``epochs =

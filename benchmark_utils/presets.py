@@ -1,4 +1,4 @@
-"""The algorithms as PnPBO settings (ALGORITHMS.md §4): one entry per solver,
+"""The algorithms as PnPBO settings (docs/algorithms.md §4): one entry per solver,
 the single source of truth for what it fixes and for its defaults.
 
 An entry of ``ALGORITHMS`` (and the generic solver's ``PNPBO``) states

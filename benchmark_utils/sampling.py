@@ -1,6 +1,6 @@
 """Minibatch sampling: uniform, without replacement within a batch, seeded.
 
-Scheme (ALGORITHMS.md §2, "Choice"): each part (UL samples ``[n]``, LL samples
+Scheme (docs/algorithms.md §2, "Choice"): each part (UL samples ``[n]``, LL samples
 ``[m]``) keeps a persistent permutation ``perm``; a batch of size ``b`` is drawn
 by ``b`` steps of a partial Fisher-Yates shuffle of ``perm`` and is
 ``perm[:b]``.  Whatever the current order of ``perm``, the result is a uniformly

@@ -23,7 +23,8 @@ def _orthonormal(rng, rows, cols):
 
 def make_quadratic(n=1000, m=1000, dim_x=10, dim_y=20, mu=0.1, cond=10.0,
                    lam=0.01, noise=1.0, z_star_norm=0.5, seed=0):
-    """Return the dataset dict (task ``quadratic``) of DESIGN.md."""
+    """Return the dataset dict (task ``quadratic``; docs/architecture.md,
+    "Contracts")."""
     for name, value, low in (("n", n, 1), ("m", m, 1), ("dim_x", dim_x, 1),
                              ("dim_y", dim_y, 1)):
         if int(value) != value or value < low:

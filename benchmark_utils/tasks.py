@@ -1,5 +1,5 @@
-"""From a dataset dict (DESIGN.md contract) to the core's ``Problem`` and a
-seeded starting point, for every task of the registry
+"""From a dataset dict (docs/architecture.md, "Contracts") to the core's
+``Problem`` and a seeded starting point, for every task of the registry
 (``problems/registry.py``: each task's ``TaskSpec`` gives its parameters,
 dimensions and starting point)."""
 import numpy as np

@@ -1,4 +1,5 @@
-"""Checks of the dataset contract (DESIGN.md), before any work is done.
+"""Checks of the dataset contract (docs/architecture.md, "Contracts"),
+before any work is done.
 
 A dataset returns ``task``, ``X_train, y_train`` (lower level), ``X_val,
 y_val`` (upper level), optionally ``X_test, y_test``, and the task's

@@ -3,7 +3,7 @@ from benchopt import BasePlot
 
 class Plot(BasePlot):
     """A metric against sample evaluations (``n_samples``) or epochs
-    (``n_samples / (n + m)``, ALGORITHMS.md §5): the x-axis of the paper's
+    (``n_samples / (n + m)``, docs/algorithms.md §5): the x-axis of the paper's
     sample-complexity claims.  Median over repetitions at each evaluation."""
     name = "metric_vs_samples"
     type = "scatter"

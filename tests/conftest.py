@@ -39,7 +39,8 @@ def conv_data():
 
 
 def glm_data(task, n=30, m=40, p=5, C=3, seed=0):
-    """A small random dataset dict of a logistic task (DESIGN.md contract)."""
+    """A small random dataset dict of a logistic task (docs/architecture.md,
+    "Contracts")."""
     rng = np.random.default_rng(seed)
     data = dict(task=task, X_train=rng.standard_normal((m, p)),
                 X_val=rng.standard_normal((n, p)),

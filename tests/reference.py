@@ -1,4 +1,4 @@
-"""Plain NumPy transcription of ALGORITHMS.md §2-§5 on the quadratic task.
+"""Plain NumPy transcription of docs/algorithms.md §2-§5 on the quadratic task.
 
 Written from the equations, not from the numba core: per-sample directions
 are full vectors, memory methods keep the paper's memory *points* w_q (SFFBA,

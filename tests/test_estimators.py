@@ -1,5 +1,5 @@
 """Each estimator, and their mixtures, against the NumPy transcription of
-ALGORITHMS.md (tests/reference.py), iteration by iteration, same samples and
+docs/algorithms.md (tests/reference.py), iteration by iteration, same samples and
 coins; plus the closed-form checks of §3 (PAGE p = 1, table means, clipping).
 """
 import math

@@ -42,7 +42,7 @@ def test_named_solver_is_its_pnpbo_setting(name):
     for key in "xyz":
         np.testing.assert_array_equal(res[key], ref[key])
     assert res["n_samples"] == ref["n_samples"] > 0
-    # and the preset is the table of ALGORITHMS.md §4
+    # and the preset is the table of docs/algorithms.md §4
     for field in ("estimator_x", "estimator_y", "estimator_z"):
         assert getattr(cfg, field) == PRESETS[name][field]
     assert cfg.ma_on == (name in ("MA-SABA", "MA-SOBA"))

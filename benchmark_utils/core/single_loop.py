@@ -2,7 +2,7 @@
 preset of it (SOBA, SABA, MA-SABA, SRBA, SRMBA, SPABA, SFFBA, MSEBA).
 
 One iteration k, all estimates formed at the same point u_k = (x_k, y_k,
-z_k) (ALGORITHMS.md §2):
+z_k) (docs/algorithms.md §2):
 
     draw the coin, I_k, J_k                                    (draw)
     rules of the three estimators                              (estimators)

@@ -1,12 +1,12 @@
 """Per-task numba kernels and the task codes of the dataset contract.
 
-Every task writes each per-sample direction of ALGORITHMS.md §1 as a fixed
+Every task writes each per-sample direction of docs/algorithms.md §1 as a fixed
 linear map of a few per-sample *coefficients*: sample ``q`` at a point ``u``
 has coefficients ``k_q(u)`` (``K`` numbers), and its contribution to ``D^x``,
 ``D^y``, ``D^z`` is ``L_q(k_q(u))``, with ``L_q`` linear and built from the
 sample's data row only.  Estimators combine coefficients, tables store
-coefficients (ALGORITHMS.md §3), and one fused pass per batch applies ``L_q``.
-Deterministic regularisation terms are evaluated exactly (ALGORITHMS.md §1,
+coefficients (docs/algorithms.md §3), and one fused pass per batch applies ``L_q``.
+Deterministic regularisation terms are evaluated exactly (docs/algorithms.md §1,
 "Choice") by ``reg``.
 
 Each ``<task>.py`` ends with its ``SPEC`` (``spec.TaskSpec``: code, number

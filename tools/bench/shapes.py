@@ -1,6 +1,6 @@
 """Problems the bench runs on, and the configs and runs of the presets.
 
-Every problem is a dataset dict of the DESIGN.md contract turned into the
+Every problem is a dataset dict of the contract of docs/architecture.md turned into the
 core's ``Problem`` by ``tasks.problem_from_data``; runs start from
 ``tasks.starting_point`` (the Objective's starting point).
 
