@@ -2,7 +2,8 @@
 
 Dataset contract (docs/architecture.md, "Contracts"): ``task`` and
 ``X_train, y_train`` (LL samples, ``g``), ``X_val, y_val`` (UL samples,
-``f``), optional ``X_test, y_test``, plus task parameters.  Arrays are stored C-contiguous float64, rows = samples.
+``f``), optional ``X_test, y_test``, plus task parameters.  Arrays are
+stored C-contiguous float64, rows = samples.
 """
 from dataclasses import dataclass
 
