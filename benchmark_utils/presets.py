@@ -94,11 +94,6 @@ def entry(name):
     return ALGORITHMS[name]
 
 
-def preset(name):
-    """The fixed part of a named algorithm (its estimators and MA)."""
-    return dict(entry(name)["fixed"])
-
-
 def solver_parameters(name):
     """benchopt ``parameters`` of solver ``name``: ``COMMON`` then the
     entry's own parameters, each default as a one-element list (a fresh
@@ -134,4 +129,3 @@ def _config_kwargs(name):
 
 
 PRESETS = {name: _config_kwargs(name) for name in ALGORITHMS}
-FIXED = ("estimator_x", "estimator_y", "estimator_z", "ma")
