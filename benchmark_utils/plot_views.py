@@ -48,6 +48,12 @@ X_AXES = {  # option value -> (column, axis label)
     "Samples": ("objective_n_samples", "Sample evaluations"),
 }
 
+# Metrics of config.yml's views: always offered, even when the results lack
+# the column (test_error on a Simulated-only run), so that a view never
+# points to a plot that does not exist; such a plot has no curve.
+VIEW_METRICS = ("objective_grad_norm2", "objective_suboptimality",
+                "objective_test_error")
+
 BAND = 0.2  # quantile band over repetitions: 20 % to 80 %
 
 
@@ -73,9 +79,10 @@ def metric_options(df):
     as ``objective_n_samples`` or ``objective_diverged`` are x axes or flags,
     not views)."""
     from pandas.api.types import is_numeric_dtype
-    return [c for c in df.columns
+    cols = [c for c in df.columns
             if c.startswith("objective_") and c not in NOT_METRICS
             and is_numeric_dtype(df[c])]
+    return cols + [c for c in VIEW_METRICS if c not in cols]
 
 
 def metric_label(column):
@@ -175,8 +182,11 @@ def curves(plot, df, dataset, objective, metric, x_axis, band=BAND):
         x, y, lo, hi, n_rep = solver_curve(df_s, metric, x_col, band)
         if not len(x):
             continue
-        trace = {"x": x.tolist(), "y": y.tolist(), "label": labels[solver],
-                 **plot.get_style(labels[solver])}
+        label = labels[solver]
+        style = plot.get_style(label)  # the same colour on every plot
+        if "objective_diverged" in df_s and _diverged(df_s):
+            label += " (diverged)"
+        trace = {"x": x.tolist(), "y": y.tolist(), "label": label, **style}
         if n_rep > 1:
             trace["y_low"], trace["y_high"] = lo.tolist(), hi.tolist()
         traces.append(trace)
@@ -189,11 +199,23 @@ def spans_decades(values, decades=2.0):
     return v.size > 1 and np.log10(v.max() / v.min()) > decades
 
 
+def wrap(name, width=60):
+    """A long parametrised name on several lines, cut after commas."""
+    lines, line = [], ""
+    for part in name.split(","):
+        if line and len(line) + len(part) + 1 > width:
+            lines.append(line + ",")
+            line = part
+        else:
+            line = f"{line},{part}" if line else part
+    return "\n".join(lines + [line])
+
+
 def metadata(df, dataset, objective, metric, x_axis):
     """Title, axis labels (the metric's own name) and a scale: log on an
     axis whose positive values span more than two decades."""
     d = select(df, dataset, objective)
-    title = f"{real_name(objective)}\nData: {real_name(dataset)}"
+    title = f"{real_name(objective)}\nData: {wrap(real_name(dataset))}"
     ys = _finite(d[metric]) if metric in d else np.array([np.nan])
     if not np.isfinite(ys).any():
         title += f"\n(no finite {metric_label(metric)} on this dataset)"
