@@ -199,7 +199,7 @@ def spans_decades(values, decades=2.0):
     return v.size > 1 and np.log10(v.max() / v.min()) > decades
 
 
-def wrap(name, width=60):
+def wrap(name, width=48):
     """A long parametrised name on several lines, cut after commas."""
     lines, line = [], ""
     for part in name.split(","):
@@ -215,7 +215,7 @@ def metadata(df, dataset, objective, metric, x_axis):
     """Title, axis labels (the metric's own name) and a scale: log on an
     axis whose positive values span more than two decades."""
     d = select(df, dataset, objective)
-    title = f"{real_name(objective)}\nData: {wrap(real_name(dataset))}"
+    title = f"{real_name(objective)}\n{wrap('Data: ' + real_name(dataset))}"
     ys = _finite(d[metric]) if metric in d else np.array([np.nan])
     if not np.isfinite(ys).any():
         title += f"\n(no finite {metric_label(metric)} on this dataset)"
