@@ -2,6 +2,8 @@
 mismatched x/y on NaN metrics, quantile bands, metric-named labels, views
 on metrics a dataset lacks, and `benchopt plot --no-html` on a real run
 (one PDF per plot, full and distinct names)."""
+import json
+import re
 import shutil
 import subprocess
 import sys
@@ -198,3 +200,27 @@ def test_benchopt_plot_no_html_on_a_run_with_a_diverged_solver(tmp_path):
     assert set(pdfs) == expected
     assert all((bench / "outputs" / p).stat().st_size > 1000 for p in pdfs)
     assert any("z_star_norm=0\u20245" in p for p in pdfs)
+
+    # The HTML page: every view of config.yml points to a plot of the page.
+    page = subprocess.run(
+        ["benchopt", "plot", ".", "-f", "outputs/t.parquet", "--no-display"],
+        cwd=bench, capture_output=True, text=True, timeout=600)
+    assert page.returncode == 0, page.stdout[-2000:] + page.stderr[-2000:]
+    html = (bench / "outputs" / "benchmark_bilevel_t.html").read_text(
+        encoding="utf-8")
+    plots = json.loads(re.search(r"window\._plots = (\{.*?\});\n",
+                                 html).group(1))
+    views = yaml.safe_load((ROOT / "config.yml").read_text())["plot_configs"]
+    dataset = pv.safe_name(df["dataset_name"].iloc[0])
+    for name, view in views.items():
+        kind = view["plot_kind"]
+        assert f'<option value="{name}">' in html
+        axis = view.get(f"{kind}_X_axis", "Time")
+        key = "_".join([kind, dataset, OBJ,
+                        view[f"{kind}_objective_column"], axis])
+        assert key in plots[kind], name
+        curves = plots[kind][key]["data"]
+        if view[f"{kind}_objective_column"] == "objective_test_error":
+            assert curves == []  # Simulated has no test error
+        else:
+            assert len(curves) == 3, name
