@@ -3,10 +3,10 @@ mismatched x/y on NaN metrics, quantile bands, metric-named labels, views
 on metrics a dataset lacks, and `benchopt plot --no-html` on a real run
 (one PDF per plot, full and distinct names)."""
 import json
+import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -187,7 +187,7 @@ def test_benchopt_plot_no_html_on_a_run_with_a_diverged_solver(tmp_path):
     plot = subprocess.run(
         ["benchopt", "plot", ".", "-f", "outputs/t.parquet", "--no-html",
          "--no-display"], cwd=bench, capture_output=True, text=True,
-        timeout=600, env={**__import__("os").environ, "MPLBACKEND": "Agg"})
+        timeout=600, env={**os.environ, "MPLBACKEND": "Agg"})
     assert plot.returncode == 0, plot.stdout[-2000:] + plot.stderr[-2000:]
     pdfs = sorted(p.name for p in (bench / "outputs").glob("*.pdf"))
     metrics = pv.metric_options(df)
