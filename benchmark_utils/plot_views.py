@@ -103,7 +103,7 @@ def parse_name(name):
 
 def short_labels(names):
     """Solver name + the parameters that vary among that solver's
-    configurations in ``names`` (as ``tools.figures``)."""
+    configurations in ``names`` (also ``tools.figures``' labels)."""
     parsed = {n: parse_name(n) for n in names}
     varying = {}
     for base in {b for b, _ in parsed.values()}:

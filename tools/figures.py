@@ -30,6 +30,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchmark_utils.plot_views import (  # noqa: F401 (re-exported)
+    parse_name, short_labels, spans_decades)
+
 VIEWS = (  # (metric column, x column, y label, x label)
     ("objective_test_error", "time", "test error", "time (s)"),
     ("objective_suboptimality", "time", "H(x) − H(x*)", "time (s)"),
@@ -39,31 +42,6 @@ VIEWS = (  # (metric column, x column, y label, x label)
     ("objective_grad_norm2", "objective_epochs", "‖∇H(x)‖²",
      "epochs (samples / (n + m))"),
 )
-
-
-def parse_name(name):
-    """``"SPABA[p=0.01,step_size=0.1]"`` -> ("SPABA", {"p": "0.01", ...})."""
-    m = re.fullmatch(r"([^\[]+)(?:\[(.*)\])?", name)
-    base, inner = m.group(1), m.group(2) or ""
-    params = {}
-    for part in re.findall(r"[^,\[\]]+=(?:\[[^\]]*\]|[^,]*)", inner):
-        key, value = part.split("=", 1)
-        params[key.strip()] = value.strip()
-    return base, params
-
-
-def short_labels(names):
-    """Solver name + the parameters that vary among that solver's
-    configurations in ``names``."""
-    parsed = {n: parse_name(n) for n in names}
-    varying = {}
-    for base in {b for b, _ in parsed.values()}:
-        confs = [p for b, p in parsed.values() if b == base]
-        keys = set().union(*confs)
-        varying[base] = sorted(k for k in keys
-                               if len({c.get(k) for c in confs}) > 1)
-    return {n: " ".join([b] + [f"{k}={p.get(k)}" for k in varying[b]])
-            for n, (b, p) in parsed.items()}
 
 
 def run_curves(df, metric, x):
@@ -79,12 +57,6 @@ def run_curves(df, metric, x):
         if ok.sum():
             out.setdefault(solver, []).append((xs[ok], ys[ok]))
     return out
-
-
-def spans_decades(values, decades=2.0):
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v) & (v > 0)]
-    return v.size > 1 and np.log10(v.max() / v.min()) > decades
 
 
 def grid_for(runs, log):
