@@ -191,3 +191,24 @@ def test_blocks_bitwise_across_chunkings(small_data, name):
         np.testing.assert_array_equal(getattr(a, key), getattr(b, key))
         assert not np.array_equal(getattr(a, key), getattr(u, key))
     assert a.n_samples == b.n_samples
+
+
+@pytest.mark.parametrize("name", ["SOBA", "SABA", "PnPBO"])
+def test_solvers_pass_sampling_to_the_core(small_data, name):
+    """The common solver parameter reaches the configuration and the run
+    (blocks and uniform give other iterates from the same seed, the same
+    sample count where it does not depend on the draws)."""
+    from bench_helpers import objective_for, solver_class
+    objective = objective_for(dict(n=200, m=300, dim_x=5, dim_y=10))
+    out = {}
+    for sampling in ("uniform", "blocks"):
+        solver = solver_class(name).get_instance(batch_size=16, eval_freq=20,
+                                                 sampling=sampling)
+        assert solver.config().sampling == sampling
+        solver.set_objective(**objective.get_objective())
+        calls = iter(range(2))
+        solver.run(lambda: next(calls, None) is not None)
+        out[sampling] = solver.get_result()
+    assert not np.array_equal(out["uniform"]["x"], out["blocks"]["x"])
+    if name != "PnPBO":  # PAGE's coins differ with the stream
+        assert out["uniform"]["n_samples"] == out["blocks"]["n_samples"]
