@@ -137,7 +137,7 @@ def test_a_parameter_reaches_its_field(name):
                exponent_x=0.25, exponent_yz=0.75, R=5.0, rho=0.5, p=0.5,
                rho_bar=0.5, storm_a=0.5, period=9, large_batch=11,
                estimator_x="sgd", estimator_y="saga", estimator_z="storm",
-               ma="on")
+               ma="on", sampling="blocks")
     for key, value in new.items():
         if key not in cls.parameters:
             continue
