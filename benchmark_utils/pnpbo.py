@@ -13,9 +13,11 @@ from . import engine
 from .core import records
 from .estimators import N_RULE, NAMES, PARAM_NAME, UNBIASED, WITH_TABLE
 from .rng import seed_state
+from .sampling import draw_batch, identity_perm
 
 MA_CHOICES = ("auto", "on", "off")
 INIT_CHOICES = ("full", "minibatch")
+SAMPLING_CHOICES = ("blocks", "uniform")
 
 
 def _is_number(value):
@@ -67,6 +69,9 @@ class PnPBOConfig:
     (SARAH) parametrise the estimators; ``rho`` is the MA weight; ``R`` the
     clipping radius (``inf``: off).  ``large_batch`` replaces the full
     evaluations of PAGE/SARAH/STORM by a batch of that size (0: exact).
+    ``sampling``: ``"uniform"`` batches (uniformly random ``b``-subsets) or
+    ``"blocks"`` (``b`` consecutive samples of an order permuted once per
+    run, from a uniformly random start; docs/algorithms.md §2).
     """
     estimator_x: str = "sgd"
     estimator_y: str = "sgd"
@@ -87,6 +92,7 @@ class PnPBOConfig:
     period: int = 100
     init: str = "full"
     large_batch: int = 0
+    sampling: str = "uniform"
 
     def validate(self, n=None, m=None):
         for which in ("x", "y", "z"):
@@ -101,6 +107,10 @@ class PnPBOConfig:
         if self.init not in INIT_CHOICES:
             raise ValueError(
                 f"init must be one of {list(INIT_CHOICES)}, got {self.init!r}")
+        if self.sampling not in SAMPLING_CHOICES:
+            raise ValueError(
+                f"sampling must be one of {sorted(SAMPLING_CHOICES)}, "
+                f"got {self.sampling!r}")
         for name in ("step_size", "outer_ratio", "z_ratio"):
             _check_positive(name, getattr(self, name))
         for name in ("exponent_x", "exponent_y", "exponent_z"):
@@ -166,6 +176,17 @@ class PnPBOConfig:
         return self.step_size / self.z_ratio
 
 
+def block_orders(rng, n, m):
+    """The UL and LL orders of ``blocks`` sampling: full Fisher-Yates
+    shuffles of ``0..n-1`` then ``0..m-1`` drawn from ``rng`` (in place)."""
+    out = []
+    for size in (n, m):
+        order = identity_perm(size)
+        draw_batch(rng, order, size)
+        out.append(order)
+    return tuple(out)
+
+
 class PnPBORun:
     """State of one run of Algorithm 1 on a ``Problem``, advanced in place.
 
@@ -188,12 +209,18 @@ class PnPBORun:
                 f"starting point shapes must be x0: ({dx},), y0: ({dy},), "
                 f"z0: ({dy},); got {x0.shape}, {y0.shape}, {z0.shape}")
         self.model = records.Model(int(p.code), p.params)
+        self.stream = records.make_stream(seed_state(seed))
+        # blocks: each level's order, a full Fisher-Yates shuffle drawn from
+        # the run's generator before iteration 0 (f, then g)
+        self.orders = None
+        if config.sampling == "blocks":
+            self.orders = block_orders(self.stream.rng, p.n, p.m)
         self.levels = records.make_levels(
-            p, "full" if config.uses_table else "one", config.batch_size)
+            p, "full" if config.uses_table else "one", config.batch_size,
+            self.orders)
         self.iterates = records.make_iterates(x0, y0, z0)
         self.work = records.make_work(dx, dy, N_RULE)
         self.cfg = records.make_config(config)
-        self.stream = records.make_stream(seed_state(seed))
 
     def run(self, n_iter):
         """Advance ``n_iter`` iterations (fewer if the run diverges)."""

@@ -40,6 +40,7 @@ COMMON = dict(
     exponent_x=0.0,      # alpha_k = alpha / (k + 1)^exponent_x
     exponent_yz=0.0,     # beta_k, gamma_k likewise
     eval_freq=128,       # iterations between two callback calls
+    sampling="uniform",  # batches: "uniform" subsets or contiguous "blocks"
 )
 # Solver parameters that set several configuration fields to one value.
 SHARED = {"exponent_yz": ("exponent_y", "exponent_z")}

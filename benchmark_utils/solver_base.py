@@ -148,6 +148,7 @@ class PnPBOSolver(BaseSolver):
         compile_core()
 
     def run(self, callback):
+        self.state = None  # blocks: free set_objective's copy of the rows
         self.state = PnPBORun(self.problem, self.cfg, self.x0, self.y0,
                               self.z0, self.seed)
         time_is_up = _deadline_check(callback)

@@ -6,12 +6,24 @@ are full vectors, memory methods keep the paper's memory *points* w_q (SFFBA,
 from scratch each iteration, and every estimator is the table's formula.
 Only the random draws are shared with the core (same generator, same order:
 PAGE coin, UL batch, LL batch, then the large batch when one is used), so
-that both see the same samples and coins.
+that both see the same samples and coins.  Under ``sampling="blocks"`` the
+draws are written here from docs/algorithms.md §2: the two orders (full
+Fisher-Yates shuffles, UL then LL) before iteration 0, then each batch is
+``order[(s + t) mod N]`` for ``t < b`` with ``s`` uniform on ``0..N-1``; the
+samples keep their original ids (the core reads a permuted copy).
 """
 import numpy as np
 
-from benchmark_utils.rng import seed_state
+from benchmark_utils.rng import randint, seed_state
 from benchmark_utils.sampling import draw_batch, draw_coin
+
+
+def block_of(rng, order, size):
+    """``size`` consecutive entries of the circular ``order`` from a uniform
+    start."""
+    n = len(order)
+    s = randint(rng, n)
+    return order[(s + np.arange(size)) % n].copy()
 
 
 class QuadraticSamples:
@@ -127,6 +139,11 @@ class ReferencePnPBO:
         n, m = self.S.n, self.S.m
         self.perm_f, self.perm_g = np.arange(n), np.arange(m)
         self.perm_fl, self.perm_gl = np.arange(n), np.arange(m)
+        self.blocks = getattr(cfg, "sampling", "uniform") == "blocks"
+        if self.blocks:
+            self.order_f, self.order_g = np.arange(n), np.arange(m)
+            draw_batch(self.rng, self.order_f, n)
+            draw_batch(self.rng, self.order_g, m)
         self.est = [cfg.estimator_x, cfg.estimator_y, cfg.estimator_z]
         self.v = [None, None, None]      # estimator outputs vhat
         self.v_ma = None
@@ -164,9 +181,13 @@ class ReferencePnPBO:
         b = cfg.batch_size
         n, m = S.n, S.m
         coin = draw_coin(self.rng) if "page" in self.est else 1.0
-        draw_batch(self.rng, self.perm_f, b)
-        draw_batch(self.rng, self.perm_g, b)
-        I, J = self.perm_f[:b].copy(), self.perm_g[:b].copy()
+        if self.blocks:
+            I = block_of(self.rng, self.order_f, b)
+            J = block_of(self.rng, self.order_g, b)
+        else:
+            draw_batch(self.rng, self.perm_f, b)
+            draw_batch(self.rng, self.perm_g, b)
+            I, J = self.perm_f[:b].copy(), self.perm_g[:b].copy()
         all_f, all_g = np.arange(n), np.arange(m)
         init_full = cfg.init == "full"
 
@@ -192,10 +213,14 @@ class ReferencePnPBO:
                 done_f, done_g = full_f, True
             else:
                 Bf, Bg = min(B, n), min(B, m)
-                draw_batch(self.rng, self.perm_fl, Bf)
-                draw_batch(self.rng, self.perm_gl, Bg)
-                D_full = self.grad_batch(self.perm_fl[:Bf], self.perm_gl[:Bg],
-                                         u)
+                if self.blocks:
+                    If = block_of(self.rng, self.order_f, Bf)
+                    Jg = block_of(self.rng, self.order_g, Bg)
+                else:
+                    draw_batch(self.rng, self.perm_fl, Bf)
+                    draw_batch(self.rng, self.perm_gl, Bg)
+                    If, Jg = self.perm_fl[:Bf], self.perm_gl[:Bg]
+                D_full = self.grad_batch(If, Jg, u)
                 self.n_samples += (Bf if full_f else 0) + Bg
         # minibatches: b at u_k unless that level was fully evaluated at
         # u_k, plus b at u_{k-1} when an estimator needs the previous point

@@ -21,10 +21,12 @@ inf = math.inf
 _COMMON = [("batch_size", [64]), ("step_size", [0.1]),
            ("outer_ratio", [1.0]), ("z_ratio", [1.0]),
            ("exponent_x", [0.0]), ("exponent_yz", [0.0]),
-           ("eval_freq", [128])]
+           ("eval_freq", [128]), ("sampling", ["uniform"])]
 # Every solver's ``parameters`` (names, order, default lists) as they were
 # when the solvers restated them (commit 6d285b1); do not edit without a
 # reason: a change renames benchopt results and breaks users' configs.
+# Deliberate change (issue #11): the common ``sampling`` parameter, last of
+# the common ones ("uniform", the former behaviour, by default).
 PINNED_PARAMETERS = {
     "SPABA": _COMMON + [("p", [0.01]), ("large_batch", [0]), ("R", [1.0])],
     "SFFBA": _COMMON + [("rho_bar", [0.1]), ("init", ["full"]),
@@ -135,7 +137,7 @@ def test_a_parameter_reaches_its_field(name):
                exponent_x=0.25, exponent_yz=0.75, R=5.0, rho=0.5, p=0.5,
                rho_bar=0.5, storm_a=0.5, period=9, large_batch=11,
                estimator_x="sgd", estimator_y="saga", estimator_z="storm",
-               ma="on")
+               ma="on", sampling="blocks")
     for key, value in new.items():
         if key not in cls.parameters:
             continue

@@ -79,6 +79,8 @@ def test_metrics_are_reported_by_the_objective():
     ({"R": 0.0}, "R must be > 0 (math.inf disables clipping), got 0.0"),
     ({"R": -1.0}, "R must be > 0"),
     ({"init": "warm"}, "init must be one of ['full', 'minibatch']"),
+    ({"sampling": "random"},
+     "sampling must be one of ['blocks', 'uniform'], got 'random'"),
     ({"eval_freq": 0}, "eval_freq must be an integer >= 1"),
     # non-numeric values name the parameter (benchopt's command line passes
     # `R=abc` or `eval_freq=nan` as the strings 'abc' and 'nan')

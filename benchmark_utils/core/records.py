@@ -49,6 +49,7 @@ class Level(NamedTuple):
     perm: np.ndarray        # persistent permutation; next batch = perm[:b]
     perm_large: np.ndarray  # permutation of the large batches
     ident: np.ndarray       # 0..N-1 (full passes)
+    order: np.ndarray       # blocks: the circular order of the batches
     cur: np.ndarray         # current batch (b,)
     N: int
 
@@ -99,6 +100,7 @@ class Config(NamedTuple):
     exp_y: float
     exp_z: float
     R: float           # clipping radius (inf: off)
+    blocks: bool       # sampling: contiguous blocks (else uniform)
 
 
 class Stream(NamedTuple):
@@ -107,9 +109,21 @@ class Stream(NamedTuple):
     counters: np.ndarray    # (N_COUNTERS,) int64
 
 
-def make_levels(problem, table_rows, batch_size):
+# Tasks whose x has one coordinate per LL sample (indexed by its row): their
+# rows are never reordered, ``blocks`` then reads them through ``order``.
+SAMPLE_INDEXED_X = ("datacleaning",)
+
+
+def make_levels(problem, table_rows, batch_size, orders=None):
     """``(f, g)`` level records of a Problem; tables of ``table_rows``
-    (``"full"``: one line per sample, else one line)."""
+    (``"full"``: one line per sample, else one line).
+
+    ``orders`` (``blocks`` sampling): one permutation per level.  The level
+    then holds a permuted copy of its rows and labels (row ``j`` of the copy
+    is sample ``orders[part][j]``; tables are indexed by that row), and its
+    ``order`` is the identity, so that a block of the order is a block of
+    consecutive rows in memory.  For ``SAMPLE_INDEXED_X`` tasks the rows stay
+    in place and ``order`` is the permutation itself."""
     kf, kg = problem.n_coef
     chunk = max(batch_size, CHUNK)
     Xs = [problem.Xf, problem.Xg]
@@ -118,15 +132,24 @@ def make_levels(problem, table_rows, batch_size):
     # that their tuple stays homogeneous (indexable at run time).
     if not all(a.flags.writeable for a in Xs + ys):
         Xs, ys = [_readonly(a) for a in Xs], [_readonly(a) for a in ys]
+    copy = orders is not None and problem.task not in SAMPLE_INDEXED_X
+    if copy:  # permuted copies (writable, C-contiguous) of both levels
+        Xs = [np.ascontiguousarray(a[o]) for a, o in zip(Xs, orders)]
+        ys = [np.ascontiguousarray(a[o]) for a, o in zip(ys, orders)]
     out = []
-    for X, yv, K in zip(Xs, ys, (kf, kg)):
+    for part, (X, yv, K) in enumerate(zip(Xs, ys, (kf, kg))):
         N = X.shape[0]
         perm = np.arange(N, dtype=np.int64)
+        ident = perm.copy()
+        if orders is None or copy:
+            order = ident
+        else:
+            order = np.ascontiguousarray(orders[part], dtype=np.int64)
         out.append(Level(
             X=X, yv=yv,
             T=np.zeros((N if table_rows == "full" else 1, K)),
             S=np.zeros((N_BUF, chunk, K)),
-            perm=perm, perm_large=perm.copy(), ident=perm.copy(),
+            perm=perm, perm_large=perm.copy(), ident=ident, order=order,
             cur=np.zeros(batch_size, dtype=np.int64), N=int(N)))
     return tuple(out)
 
@@ -166,7 +189,8 @@ def make_config(cfg):
         batch=int(cfg.batch_size), alpha=float(cfg.alpha),
         beta=float(cfg.beta), gamma=float(cfg.gamma),
         exp_x=float(cfg.exponent_x), exp_y=float(cfg.exponent_y),
-        exp_z=float(cfg.exponent_z), R=float(cfg.R))
+        exp_z=float(cfg.exponent_z), R=float(cfg.R),
+        blocks=bool(cfg.sampling == "blocks"))
 
 
 def make_stream(rng):

@@ -57,7 +57,7 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
 
     for _ in range(n_iter):
         k = counters[K_ITER]
-        coin = take(stream, levels, b, any_page)
+        coin = take(stream, levels, b, any_page, cfg.blocks)
         any_full, full_f, any_table = iteration_rules(cfg, k, coin, rules,
                                                       tmask)
         fill = k == 0 and cfg.init_full and (
@@ -74,7 +74,7 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
             w.fz[:] = 0.0
             exact = fill or not large
             if not exact:
-                draw_large(stream, levels, sizes)
+                draw_large(stream, levels, sizes, cfg.blocks)
             for part in range(2):  # one call site (see passes)
                 if part == F and not full_f:
                     continue  # only y is full: D^y has no UL part
@@ -90,7 +90,7 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
                 for d in range(3):
                     tvec[d][:] = fvec[d]
 
-        draw_ahead(stream, levels, b, any_page)
+        draw_ahead(stream, levels, b, any_page, cfg.blocks)
 
         # Minibatch part: e_d <- c_v e_d + a_bar Tbar_d, then the fused pass.
         batch_f, batch_g, prev_f, prev_g = batch_weights(rules, W, evec,

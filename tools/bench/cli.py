@@ -34,6 +34,10 @@ def parse_args(argv=None):
     parser.add_argument("--n", type=int, default=10000, help="n = m")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument(
+        "--sampling", choices=("uniform", "blocks"), default="uniform",
+        help="the solvers' batches (PnPBOConfig.sampling): uniformly random "
+        "subsets (default) or contiguous blocks of a permuted order")
+    parser.add_argument(
         "--shape", choices=SHAPES + ("fashion", "all"), default="quadratic",
         help="problem: the Simulated quadratic one (default), random data "
         "of a real dataset's shape, all four in turn, or real "
@@ -65,6 +69,7 @@ def main(argv=None):
     out = dict(machine=info, settings=dict(
         settings, dim=args.dim, n=args.n, m=args.n, batch_size=args.batch_size,
         step_size=STEP_SIZE, quick=args.quick, solvers=args.solvers,
+        sampling=args.sampling,
         shape=args.shape, shape_step_size=SHAPE_STEP_SIZE))
 
     metric_only = args.metric_only or args.shape == "fashion"
@@ -109,11 +114,12 @@ def quadratic_section(args, settings, info, out):
     data = quadratic_data(args.dim, args.n)
     problem = problem_of(data)
     warm_core()
+    smp = dict(sampling=args.sampling)
     out["steady"] = {name: steady_state(
-        problem, make_config(name, args.batch_size), settings)
+        problem, make_config(name, args.batch_size, **smp), settings)
         for name in args.solvers}
     out["non_full"] = {name: steady_state(
-        problem, make_config(name, args.batch_size, **NON_FULL[name]),
+        problem, make_config(name, args.batch_size, **NON_FULL[name], **smp),
         settings) for name in args.solvers if name in NON_FULL}
     report.print_steady(out["steady"], out["non_full"])
     out["full_pass"] = full_pass_figures(data, problem, args.batch_size,
@@ -146,12 +152,14 @@ def shape_section(shape, args, settings, info, checks):
                data_gen_s=time.perf_counter() - t0)
     report.print_shape(shape, res, args.batch_size)
     step = dict(step_size=SHAPE_STEP_SIZE)
+    smp = dict(sampling=args.sampling)
 
     res["steady"] = {name: steady_state(
-        problem, make_config(name, args.batch_size, **step), settings)
+        problem, make_config(name, args.batch_size, **step, **smp), settings)
         for name in args.solvers}
     res["non_full"] = {name: steady_state(
-        problem, make_config(name, args.batch_size, **NON_FULL[name], **step),
+        problem, make_config(name, args.batch_size, **NON_FULL[name], **step,
+                             **smp),
         settings) for name in args.solvers if name in NON_FULL}
     report.print_steady(res["steady"], res["non_full"], prefix=prefix,
                         targets=targets.get("us", {}))

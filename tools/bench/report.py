@@ -128,6 +128,7 @@ def print_machine(info, args, settings, shapes=("quadratic",)):
     print(f"  timing   : warm-up {settings['warmup']} it, "
           f"{settings['repeats']} chunks of ~{settings['target']} s, median"
           + ("  [--quick]" if args.quick else ""), flush=True)
+    print(f"  sampling : {getattr(args, 'sampling', 'uniform')}", flush=True)
 
 
 def target_cell(value, target):
