@@ -13,7 +13,7 @@ from benchmark_utils.presets import PRESETS
 from benchmark_utils.rng import seed_state
 from benchmark_utils.sampling import draw_block
 from conftest import glm_data, problem_of, start_point
-from test_estimators import _cfg, _compare
+from test_estimators import _cfg, _compare, _compare_logistic
 
 N_ITER = 25
 
@@ -152,25 +152,9 @@ def test_mixtures_and_large_batch_match_transcription_under_blocks(
 @pytest.mark.parametrize("xyz", [("saga", "saga", "saga"),
                                  ("page", "zerosarah", "page")])
 def test_logistic_tasks_match_transcription_under_blocks(task, xyz):
-    from benchmark_utils.tasks import problem_from_data
-    from reference import ReferencePnPBO
-    data = glm_data(task, n=30, m=40, p=5, C=3)
-    P = problem_from_data(**data)
-    cfg = _blocks("sgd", estimator_x=xyz[0], estimator_y=xyz[1],
-                  estimator_z=xyz[2], R=0.5, step_size=0.3)
-    rng = np.random.default_rng(2)
-    x0 = 0.3 * rng.standard_normal(P.dim_x)
-    y0 = 0.3 * rng.standard_normal(P.dim_y)
-    z0 = 0.1 * rng.standard_normal(P.dim_y)
-    run = PnPBORun(P, cfg, x0, y0, z0, 5)
-    ref = ReferencePnPBO(data, cfg, x0, y0, z0, 5)
-    for k in range(N_ITER):
-        run.run(1)
-        ref.step()
-        for name, a, b in zip("xyz", (run.x, run.y, run.z), ref.u):
-            err = np.linalg.norm(a - b) / max(1.0, np.linalg.norm(b))
-            assert err < 1e-12, f"{name} differs at iteration {k}: {err:.2e}"
-        assert run.n_samples == ref.n_samples
+    _compare_logistic(task, _blocks(
+        "sgd", estimator_x=xyz[0], estimator_y=xyz[1], estimator_z=xyz[2],
+        R=0.5, step_size=0.3))
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))

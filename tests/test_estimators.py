@@ -166,12 +166,18 @@ def test_clipping_is_by_norm():
 def test_estimators_on_logistic_tasks_match_transcription(task, xyz, init):
     """Same check on the logistic tasks: coefficient tables of C or 2C+1
     numbers per sample, D^x of hyper-cleaning on one coordinate."""
+    _compare_logistic(task, _cfg(
+        "sgd", estimator_x=xyz[0], estimator_y=xyz[1], estimator_z=xyz[2],
+        init=init, R=0.5, step_size=0.3))
+
+
+def _compare_logistic(task, cfg):
+    """Engine against the transcription on a small dataset of a logistic
+    task, iteration by iteration (1e-12), same sample counts."""
     from benchmark_utils.tasks import problem_from_data
     from conftest import glm_data
     data = glm_data(task, n=30, m=40, p=5, C=3)
     P = problem_from_data(**data)
-    cfg = _cfg("sgd", estimator_x=xyz[0], estimator_y=xyz[1],
-               estimator_z=xyz[2], init=init, R=0.5, step_size=0.3)
     rng = np.random.default_rng(2)
     x0 = 0.3 * rng.standard_normal(P.dim_x)
     y0 = 0.3 * rng.standard_normal(P.dim_y)
