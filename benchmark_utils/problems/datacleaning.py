@@ -13,8 +13,12 @@ s = softmax(W a_j), v = Z a_j, w = sigma(x_j), w' = w (1 - w):
 (the last is -hess_xy G_j z: only coordinate j of x enters G_j).  UL samples
 are those of ``multilogreg`` (D^z -= (s_i - e_{b_i}) a_i^T).  The
 regularisation gives D^y += 2 C_r y, D^z += 2 C_r z.
+F2SA oracle (Kwon et al., ICML 2023): grad_x G_j = sigma'(x_j) CE(W a_j, b_j) e_j,
+grad_x R = 0 (CE = log-sum-exp(W a_j) - (W a_j)_b, max shifted out).
 ``params = [p, C, C_r]``.
 """
+import math
+
 import numpy as np
 from numba import njit
 
@@ -57,6 +61,47 @@ def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     C = int(params[1])
     for t in range(count):
         ox[idx[start + t]] -= Cx[t, 2 * C]
+
+
+@njit(cache=True)
+def _ce(Xg, j, y, p, C, label):
+    """CE(W a_j, label) = log-sum-exp(W a_j) - (W a_j)_label, the logits
+    computed on the fly and the log-sum-exp accumulated online (running max
+    shifted out: only non-positive numbers are exponentiated)."""
+    mx = -math.inf
+    s = 0.0
+    u_label = 0.0
+    for c in range(C):
+        u = 0.0
+        for k in range(p):
+            u += y[c * p + k] * Xg[j, k]
+        if c == label:
+            u_label = u
+        if u > mx:
+            s = s * math.exp(mx - u) + 1.0
+            mx = u
+        else:
+            s += math.exp(u - mx)
+    return mx + math.log(s) - u_label
+
+
+@njit(cache=True)
+def gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox):
+    """Add ``c sigma'(x_j) CE(W a_j, b_j)`` to ``ox[j]`` for each
+    ``j = idx[start + t]`` (the F2SA oracle; sigma' = sigma(x) sigma(-x))."""
+    p = int(params[0])
+    C = int(params[1])
+    for t in range(count):
+        j = idx[start + t]
+        w1 = sigmoid(x[j]) * sigmoid(-x[j])
+        ox[j] += c * w1 * _ce(Xg, j, y, p, C, int(yg[j]))
+
+
+@njit(cache=True)
+def reg_gradx(params, x, y, rx):
+    """grad_x of C_r |y|^2: zero (written)."""
+    for k in range(x.shape[0]):
+        rx[k] = 0.0
 
 
 @njit(cache=True)

@@ -11,6 +11,9 @@ Calling convention: kernels act on the ``count`` samples
 ``oz`` (D^z).  Each is one small loop over the batch: LLVM vectorises such
 loops far better than one large fused function, and no array view is made
 per sample.
+
+``gradx_g`` adds ``c sum_t grad_x G_{idx[start + t]}(x, y)`` to ``ox`` (F2SA).
+``reg_gradx`` writes grad_x of g's exact regularisation at (x, y) into ``rx``.
 """
 from numba import njit
 
@@ -86,3 +89,27 @@ def reg(task, params, x, y, z, rx, ry, rz):
         multilogreg.reg(params, x, y, z, rx, ry, rz)
     elif task == DATACLEANING:
         datacleaning.reg(params, x, y, z, rx, ry, rz)
+
+
+@njit(cache=True, inline="always")
+def gradx_g(task, Xg, yg, params, idx, start, count, x, y, c, ox):
+    if task == QUADRATIC:
+        quadratic.gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox)
+    elif task == LOGREG:
+        logreg.gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox)
+    elif task == MULTILOGREG:
+        multilogreg.gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox)
+    elif task == DATACLEANING:
+        datacleaning.gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox)
+
+
+@njit(cache=True, inline="always")
+def reg_gradx(task, params, x, y, rx):
+    if task == QUADRATIC:
+        quadratic.reg_gradx(params, x, y, rx)
+    elif task == LOGREG:
+        logreg.reg_gradx(params, x, y, rx)
+    elif task == MULTILOGREG:
+        multilogreg.reg_gradx(params, x, y, rx)
+    elif task == DATACLEANING:
+        datacleaning.reg_gradx(params, x, y, rx)

@@ -15,6 +15,7 @@ phi''(r) (a.z) a, and f and the data part of g do not depend on x, so
 
 and the regularisation gives, exactly at (x, y, z):
 D^x = -e^x * y * z (= -hess_xy g z), D^y += e^x * y, D^z += e^x * z.
+F2SA oracle (Kwon et al., ICML 2023): grad_x G_j = 0, grad_x R = 1/2 e^x * y^2.
 ``params = [p]``.
 """
 import math
@@ -93,6 +94,20 @@ def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
                 v = Xg[j, k]
                 oy[k] += by * v
                 oz[k] += cz * v
+
+
+@njit(cache=True)
+def gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox):
+    """Add ``c sum_t grad_x G_j``: the data part of g has no x, nothing is
+    added (the F2SA oracle; its x-gradient is ``reg_gradx``)."""
+    return
+
+
+@njit(cache=True)
+def reg_gradx(params, x, y, rx):
+    """grad_x R = 1/2 e^x * y^2 (written, not added)."""
+    for k in range(x.shape[0]):
+        rx[k] = 0.5 * math.exp(x[k]) * y[k] * y[k]
 
 
 @njit(cache=True)

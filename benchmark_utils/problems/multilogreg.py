@@ -13,6 +13,7 @@ s = softmax(W a), v = Z a (Z = z reshaped like W):
 
 Regularisation, exactly at (x, y, z): D^y += 2 e^{x_c} W_c, D^z += 2 e^{x_c}
 Z_c, D^x_c = -2 e^{x_c} <W_c, Z_c> (f has no x, the data part of g neither).
+F2SA oracle (Kwon et al., ICML 2023): grad_x G_j = 0, (grad_x R)_c = e^{x_c} |W_c|^2.
 ``params = [p, C]``.
 """
 import math
@@ -74,6 +75,25 @@ def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     C = int(params[1])
     batch_add_outer(Xg, idx, start, count, 2 * C, p, C, Cy, 1.0, oy, Cz,
                     1.0, oz)
+
+
+@njit(cache=True)
+def gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox):
+    """Add ``c sum_t grad_x G_j``: the data part of g has no x, nothing is
+    added (the F2SA oracle; its x-gradient is ``reg_gradx``)."""
+    return
+
+
+@njit(cache=True)
+def reg_gradx(params, x, y, rx):
+    """(grad_x R)_c = e^{x_c} |W_c|^2 (written, not added)."""
+    p = int(params[0])
+    C = int(params[1])
+    for c in range(C):
+        s = 0.0
+        for k in range(c * p, (c + 1) * p):
+            s += y[k] * y[k]
+        rx[c] = math.exp(x[c]) * s
 
 
 @njit(cache=True)

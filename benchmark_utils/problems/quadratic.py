@@ -18,6 +18,8 @@ So the coefficients are ``k_i = [r_i]`` and ``k_j = [r_j, a_j.z]``, and
     D^y: +k_j[0] a_j
     D^z: -k_i[0] b_i  (f-part),  +k_j[1] a_j
 
+F2SA oracle (Kwon et al., ICML 2023): grad_x G_j = -r_j c_j, grad_x (ridge/2
+|y|^2) = 0 (lam/2 |x|^2 belongs to f, not g): ``gradx_g``, ``reg_gradx``.
 ``params = [d_x, d_y, ridge, lam]``.  One sample costs O(d_x + d_y).
 Kernels work on ``count`` samples ``idx[start:start + count]``; ``C*[t]``
 holds the coefficients of the t-th of them (see ``dispatch``).
@@ -96,6 +98,32 @@ def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
                 v = Xg[j, k]
                 oy[k] += by * v
                 oz[k] += cz * v
+
+
+@njit(cache=True, fastmath=_FAST)
+def gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox):
+    """Add ``c sum_t grad_x G_{idx[start + t]}(x, y) = -c sum_t r_j c_j``
+    to ``ox`` (data part only; the F2SA oracle)."""
+    dx = x.shape[0]
+    dy = y.shape[0]
+    for t in range(count):
+        j = idx[start + t]
+        r = 0.0
+        for k in range(dy):
+            r += Xg[j, k] * y[k]
+        for k in range(dx):
+            r -= Xg[j, dy + k] * x[k]
+        a = -c * (r - yg[j])
+        if a != 0.0:
+            for k in range(dx):
+                ox[k] += a * Xg[j, dy + k]
+
+
+@njit(cache=True)
+def reg_gradx(params, x, y, rx):
+    """grad_x of the exact part of g (ridge/2 |y|^2): zero (written)."""
+    for k in range(x.shape[0]):
+        rx[k] = 0.0
 
 
 @njit(cache=True)
