@@ -196,3 +196,74 @@ def make_config(cfg):
 def make_stream(rng):
     return Stream(rng=rng, coin_ahead=np.zeros(1),
                   counters=np.zeros(N_COUNTERS, dtype=np.int64))
+
+
+# --------------------------------------------------------------------------
+# Records of the baseline families (docs/baselines.md): the Model, Level,
+# Iterates and Stream records above are shared; these hold what differs.
+# --------------------------------------------------------------------------
+class BWork(NamedTuple):
+    """Work vectors of the baseline families (allocated once per run)."""
+    ux: np.ndarray    # mean_I grad_x F_i at the point (and at the other)
+    ux2: np.ndarray
+    d: np.ndarray     # hypergradient estimates Phi at the two points
+    d2: np.ndarray
+    vx: np.ndarray    # recursive x direction (STORM, SARAH)
+    rx: np.ndarray    # exact parts (reg_at) and scratch outputs
+    tx: np.ndarray
+    r: np.ndarray     # right-hand sides grad_y f_I at the two points
+    r2: np.ndarray
+    w1: np.ndarray    # Neumann / HIA terms at the two points
+    w2: np.ndarray
+    s: np.ndarray     # s ~ H^{-1} r at the two points
+    s2: np.ndarray
+    hv: np.ndarray    # a Hessian-vector product
+    vy: np.ndarray    # recursive y direction
+    gy: np.ndarray    # grad_y g_J at the two points
+    gy2: np.ndarray
+    ry: np.ndarray
+    rz: np.ndarray
+    ty: np.ndarray
+    tz: np.ndarray
+    ypen: np.ndarray  # F2SA: the penalised lower-level copy
+    zero: np.ndarray  # zeros (a zero vector in the z slot)
+    lam: np.ndarray   # (1,) F2SA's multiplier lambda_k
+
+
+class BConfig(NamedTuple):
+    """Numeric configuration of a baseline run (``baselines.BaselineConfig``
+    validated): its family and algorithm codes, the inverse-Hessian
+    solver, batch, steps, loop lengths and the parameters of each
+    family."""
+    family: int
+    algo: int
+    solver: int        # NEUMANN, HIA or SGD_Z
+    batch: int
+    alpha: float       # x step constant
+    beta: float        # y step constant
+    eta: float         # Neumann/HIA scale and linear-system step
+    exp_x: float
+    exp_y: float
+    exp_z: float       # FSLA's z step decay
+    T: int             # inner steps
+    Tz: int            # AmIGO's linear-system steps
+    Q: int             # Neumann / HIA length
+    storm_a: float     # STORM weight a_k = storm_a / (k + 1)^exp_a
+    exp_a: float
+    period: int        # VRBO: outer iterations between restarts
+    lmbda0: float      # F2SA
+    delta: float
+    exp_w: float
+    exp_delta: float
+    blocks: bool
+
+
+def make_bwork(dx, dy):
+    def vec(d):
+        return np.zeros(d)
+    xs = {name: vec(dx) for name in ("ux", "ux2", "d", "d2", "vx", "rx",
+                                     "tx")}
+    ys = {name: vec(dy) for name in ("r", "r2", "w1", "w2", "s", "s2", "hv",
+                                     "vy", "gy", "gy2", "ry", "rz", "ty",
+                                     "tz", "ypen", "zero")}
+    return BWork(**xs, **ys, lam=np.zeros(1))

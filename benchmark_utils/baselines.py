@@ -1,0 +1,201 @@
+"""Configuration and state of a baseline run (docs/baselines.md), driven
+from Python like ``pnpbo.PnPBORun``.
+
+``BaselineConfig`` validates one baseline's parameters with errors that
+name the parameter and its allowed values; ``BaselineRun`` owns every array
+of the run (the records of ``core.records``, allocated once) and advances
+it with ``run(n_iter)`` on ``engine.run_baseline``.
+
+Steps follow the project's convention (benchmark_bilevel's): ``step_size``
+is the y step beta, ``alpha = beta / outer_ratio`` the x step, and ``eta =
+beta / z_ratio`` the Neumann/HIA scale and linear-system step (constant,
+except FSLA's z step, which decays with ``exponent_z``); each step decays
+as ``c / (k + 1)^e`` over outer iterations k.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import engine
+from .core import records
+from .core.baseline_loop import (GAUSS_SEIDEL, INNER, JACOBI, PENALTY,
+                                 RESTART)
+from .core.solves import HIA, NEUMANN, SGD_Z
+from .pnpbo import (SAMPLING_CHOICES, _check_exponent, _check_integer,
+                    _check_positive, _check_unit, _is_number, block_orders)
+from .rng import seed_state
+
+# name: (code, family, inverse-Hessian solver)
+ALGORITHMS = {
+    "stocBiO": (0, INNER, NEUMANN),
+    "AmIGO": (1, INNER, SGD_Z),
+    "BSA": (2, INNER, HIA),
+    "TTSA": (3, INNER, HIA),
+    "SUSTAIN": (4, JACOBI, HIA),
+    "MRBO": (5, JACOBI, NEUMANN),
+    "VRBO": (6, RESTART, NEUMANN),
+    "FSLA": (7, GAUSS_SEIDEL, NEUMANN),
+    "F2SA": (8, PENALTY, NEUMANN),
+}
+
+
+@dataclass
+class BaselineConfig:
+    """Everything that defines one baseline run (docs/baselines.md §3).
+
+    ``n_inner_steps`` (T): y steps of stocBiO/AmIGO/BSA, SARAH corrections
+    after the x step of VRBO, inner steps of F2SA (TTSA takes one);
+    ``n_z_steps`` (T_z): AmIGO's linear-system steps; ``Q``: Neumann or HIA
+    length; ``storm_a``, ``exponent_a``: STORM weight a_k = storm_a / (k +
+    1)^exponent_a (MRBO, SUSTAIN, FSLA); ``period``: VRBO's outer
+    iterations between full restarts; ``lmbda0``, ``delta_lmbda``,
+    ``exponent_delta``, ``exponent_w``: F2SA's multiplier lambda_0, its
+    increments delta_k = delta_lmbda / (k + 1)^exponent_delta, and the w
+    step's decay.
+    """
+    algorithm: str = "stocBiO"
+    step_size: float = 0.1
+    outer_ratio: float = 1.0
+    z_ratio: float = 1.0
+    exponent_x: float = 0.0
+    exponent_y: float = 0.0
+    exponent_z: float = 0.0
+    batch_size: int = 64
+    n_inner_steps: int = 10
+    n_z_steps: int = 10
+    Q: int = 10
+    storm_a: float = 0.5
+    exponent_a: float = 2 / 3
+    period: int = 100
+    lmbda0: float = 1.0
+    delta_lmbda: float = 0.1
+    exponent_w: float = 4 / 7
+    exponent_delta: float = 6 / 7
+    sampling: str = "uniform"
+
+    def validate(self, n=None, m=None):
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {list(ALGORITHMS)}, "
+                             f"got {self.algorithm!r}")
+        if self.sampling not in SAMPLING_CHOICES:
+            raise ValueError(
+                f"sampling must be one of {sorted(SAMPLING_CHOICES)}, "
+                f"got {self.sampling!r}")
+        for name in ("step_size", "outer_ratio", "z_ratio", "lmbda0"):
+            _check_positive(name, getattr(self, name))
+        for name in ("exponent_x", "exponent_y", "exponent_z", "exponent_a",
+                     "exponent_w", "exponent_delta"):
+            _check_exponent(name, getattr(self, name))
+        _check_unit("storm_a", self.storm_a)
+        if not (_is_number(self.delta_lmbda)
+                and math.isfinite(self.delta_lmbda)
+                and self.delta_lmbda >= 0):
+            raise ValueError(f"delta_lmbda must be a finite number >= 0, "
+                             f"got {self.delta_lmbda!r}")
+        _check_integer("batch_size", self.batch_size, 1)
+        _check_integer("n_inner_steps", self.n_inner_steps, 1)
+        _check_integer("n_z_steps", self.n_z_steps, 1)
+        _, _, solver = ALGORITHMS[self.algorithm]
+        # HIA draws p uniform on {0..Q-1}; a Neumann series may have 0 terms
+        _check_integer("Q", self.Q, 1 if solver == HIA else 0)
+        _check_integer("period", self.period, 1)
+        for size, label in ((n, "n (UL samples)"), (m, "m (LL samples)")):
+            if size is not None and self.batch_size > size:
+                raise ValueError(
+                    f"batch_size must be at most the number of samples: "
+                    f"batch_size={self.batch_size} > {label}={size}")
+        return self
+
+    @property
+    def alpha(self):
+        return self.step_size / self.outer_ratio
+
+    @property
+    def beta(self):
+        return self.step_size
+
+    @property
+    def eta(self):
+        return self.step_size / self.z_ratio
+
+    def numeric(self):
+        """The ``records.BConfig`` of this (validated) configuration."""
+        code, family, solver = ALGORITHMS[self.algorithm]
+        T = 1 if self.algorithm == "TTSA" else int(self.n_inner_steps)
+        return records.BConfig(
+            family=family, algo=code, solver=solver,
+            batch=int(self.batch_size), alpha=float(self.alpha),
+            beta=float(self.beta), eta=float(self.eta),
+            exp_x=float(self.exponent_x), exp_y=float(self.exponent_y),
+            exp_z=float(self.exponent_z), T=T, Tz=int(self.n_z_steps),
+            Q=int(self.Q), storm_a=float(self.storm_a),
+            exp_a=float(self.exponent_a), period=int(self.period),
+            lmbda0=float(self.lmbda0), delta=float(self.delta_lmbda),
+            exp_w=float(self.exponent_w),
+            exp_delta=float(self.exponent_delta),
+            blocks=bool(self.sampling == "blocks"))
+
+
+class BaselineRun:
+    """State of one baseline run on a ``Problem``, advanced in place.
+
+    ``x0, y0, z0`` are copied; the previous point starts at the starting
+    point (never at zero); the generator is seeded from ``seed`` and, under
+    ``sampling="blocks"``, draws the two orders first (as ``PnPBORun``).
+    F2SA's penalised copy starts at y0 and its multiplier at ``lmbda0``.
+    """
+
+    def __init__(self, problem, config, x0, y0, z0, seed):
+        config.validate(problem.n, problem.m)
+        self.problem = problem
+        self.config = config
+        p = problem
+        dx, dy = p.dim_x, p.dim_y
+        x0, y0, z0 = (np.asarray(v, dtype=np.float64) for v in (x0, y0, z0))
+        if x0.shape != (dx,) or y0.shape != (dy,) or z0.shape != (dy,):
+            raise ValueError(
+                f"starting point shapes must be x0: ({dx},), y0: ({dy},), "
+                f"z0: ({dy},); got {x0.shape}, {y0.shape}, {z0.shape}")
+        self.model = records.Model(int(p.code), p.params)
+        self.stream = records.make_stream(seed_state(seed))
+        self.orders = None
+        if config.sampling == "blocks":
+            self.orders = block_orders(self.stream.rng, p.n, p.m)
+        self.levels = records.make_levels(p, "one", config.batch_size,
+                                          self.orders)
+        self.iterates = records.make_iterates(x0, y0, z0)
+        self.work = records.make_bwork(dx, dy)
+        self.work.ypen[:] = y0
+        self.work.lam[0] = config.lmbda0
+        self.cfg = config.numeric()
+
+    def run(self, n_iter):
+        """Advance ``n_iter`` outer iterations (fewer if the run
+        diverges)."""
+        if self.diverged or n_iter <= 0:
+            return
+        engine.run_baseline(self.model, self.levels, self.iterates,
+                            self.work, self.cfg, self.stream, int(n_iter))
+
+    x = property(lambda self: self.iterates.x)
+    y = property(lambda self: self.iterates.y)
+    z = property(lambda self: self.iterates.z)
+    counters = property(lambda self: self.stream.counters)
+
+    @property
+    def iteration(self):
+        return int(self.counters[records.K_ITER])
+
+    @property
+    def n_samples(self):
+        return int(self.counters[records.N_SAMPLES])
+
+    @property
+    def diverged(self):
+        return bool(self.counters[records.STATUS] == records.DIVERGED)
+
+    def result(self):
+        """Copies of the iterates, the sample count and the status."""
+        return dict(x=self.x.copy(), y=self.y.copy(), z=self.z.copy(),
+                    n_samples=self.n_samples, diverged=self.diverged)

@@ -1,0 +1,43 @@
+"""The inner-loop family (docs/baselines.md §3.1-3.4): stocBiO, AmIGO, BSA,
+TTSA.  One outer iteration k at x_k:
+
+    y_{k+1} = B1: T SGD steps on y at x_k (TTSA: T = 1)
+    I fresh:  u = grad_x f_I(x_k, y_{k+1}),  r = grad_y f_I(x_k, y_{k+1})
+    s = B3 NEU_Q (stocBiO) | B4 HIA_Q (BSA, TTSA) | z_{k+1} = B2 (AmIGO,
+        warm-started at z_k)
+    J' fresh: d = u - X_{J'}(x_k, y_{k+1}) s          (B5)
+    x_{k+1} = x_k - alpha_k d;   reported z := s (AmIGO: z_{k+1})
+
+(Ji, Yang, Liang, ICML 2021, Alg. 2; Arbel and Mairal, ICLR 2022, Alg. 1;
+Ghadimi and Wang, arXiv 1802.02246, Alg. 2; Hong, Wai, Wang, Yang, SIAM J.
+Optim. 2023, Alg. 1.)
+"""
+from numba import njit
+
+from .records import F, G
+from .solves import (HIA, SGD_Z, fresh, inverse_hvp, phi, sgd_y, sgd_z,
+                     ul_pass)
+from .steps import schedule
+
+
+@njit(cache=True, inline="always")
+def inner_iteration(model, levels, it, w, cfg, stream, k):
+    b = cfg.batch
+    blocks = cfg.blocks
+    x, y, z = it.x, it.y, it.z
+    beta_k = schedule(cfg.beta, cfg.exp_y, k)
+    alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
+    sgd_y(model, levels, stream, cfg.T, beta_k, x, y, b, blocks, w)
+    ids = fresh(stream, levels[F], b, blocks)
+    ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
+    if cfg.solver == SGD_Z:
+        sgd_z(model, levels, stream, cfg.Tz, cfg.eta, x, y, z, w.r, b,
+              blocks, w)
+    else:
+        inverse_hvp(model, levels, stream, cfg, cfg.solver == HIA, False,
+                    False, x, y, w.r, w.s, x, y, w.r2, w.s2, w)
+        z[:] = w.s
+    ids = fresh(stream, levels[G], b, blocks)
+    phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, False, w)
+    for c in range(x.shape[0]):
+        x[c] -= alpha_k * w.d[c]

@@ -1,0 +1,98 @@
+"""The momentum family (docs/baselines.md §3.5, 3.6, 3.8): STORM on the
+hypergradient estimated at two points with the same randomness.
+
+MRBO and SUSTAIN (Jacobi: every estimate at u_k = (x_k, y_k)):
+
+    J, I fresh; s, s' = NEU_Q (MRBO) | HIA_Q (SUSTAIN), joint at u_k, u_{k-1}
+    G = grad_y g_J(u_k),  D = Phi_{I,J}(u_k, s)   (and G', D' at u_{k-1})
+    v^y = G + (1 - a_k)(v^y - G'),  v^x = D + (1 - a_k)(v^x - D')
+    (plain estimates at k = 0; u_{-1} := u_0, never zeros)
+    x_{k+1} = x_k - alpha_k v^x,  y_{k+1} = y_k - beta_k v^y;  z := s
+
+FSLA (Gauss-Seidel: y, then z at y_{k+1}, then x):
+
+    J1:      y_{k+1} = y_k - beta_k grad_y g_{J1}(x_k, y_k)
+    J2, I1:  z_{k+1} = z_k - gamma_k (H_{J2}(x_k, y_{k+1}) z_k
+                                      - grad_y f_{I1}(x_k, y_{k+1}))
+    I2, J3:  D = Phi(x_k, y_{k+1}, z_{k+1}),  D' = Phi(x_{k-1}, y_k, z_k)
+    v^x = D + (1 - a_k)(v^x - D');  x_{k+1} = x_k - alpha_k v^x
+
+with a_k = storm_a / (k + 1)^exp_a.  (Yang, Ji, Liang, NeurIPS 2021, Alg.
+1; Khanduri et al., NeurIPS 2021, Alg. 1; Li, Gu, Huang, AAAI 2022, Alg.
+1.)
+"""
+from numba import njit
+
+from .records import F, G
+from .solves import (HIA, fresh, grad_y_g, hvp, inverse_hvp, keep, phi,
+                     storm, ul_pass)
+from .steps import schedule
+
+
+@njit(cache=True, inline="always")
+def jacobi_iteration(model, levels, it, w, cfg, stream, k):
+    """MRBO (B3 joint) and SUSTAIN (B4 joint)."""
+    b = cfg.batch
+    blocks = cfg.blocks
+    x, y = it.x, it.y
+    two = k >= 1
+    J = keep(levels[G], fresh(stream, levels[G], b, blocks), b)
+    ids = fresh(stream, levels[F], b, blocks)
+    ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
+    if two:
+        ul_pass(model, levels, stream, ids, b, it.xp, it.yp, w.ux2, w.r2, w)
+    inverse_hvp(model, levels, stream, cfg, cfg.solver == HIA, False, two,
+                x, y, w.r, w.s, it.xp, it.yp, w.r2, w.s2, w)
+    phi(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, True, w)
+    if two:
+        phi(model, levels, stream, J, b, it.xp, it.yp, w.s2, w.ux2, w.d2,
+            w.gy2, True, w)
+    a_k = schedule(cfg.storm_a, cfg.exp_a, k)
+    storm(w.vy, w.gy, w.gy2, a_k, not two)
+    storm(w.vx, w.d, w.d2, a_k, not two)
+    alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
+    beta_k = schedule(cfg.beta, cfg.exp_y, k)
+    for c in range(x.shape[0]):
+        it.xp[c] = x[c]
+        x[c] -= alpha_k * w.vx[c]
+    for c in range(y.shape[0]):
+        it.yp[c] = y[c]
+        y[c] -= beta_k * w.vy[c]
+    it.z[:] = w.s
+
+
+@njit(cache=True, inline="always")
+def fsla_iteration(model, levels, it, w, cfg, stream, k):
+    """FSLA; u_{k-1} holds (x_{k-1}, y_k, z_k) when D' is evaluated."""
+    b = cfg.batch
+    blocks = cfg.blocks
+    x, y, z = it.x, it.y, it.z
+    first = k == 0
+    it.yp[:] = y
+    it.zp[:] = z
+    ids = fresh(stream, levels[G], b, blocks)
+    grad_y_g(model, levels, stream, ids, b, x, y, w.gy, w)
+    beta_k = schedule(cfg.beta, cfg.exp_y, k)
+    for c in range(y.shape[0]):
+        y[c] -= beta_k * w.gy[c]
+    J2 = keep(levels[G], fresh(stream, levels[G], b, blocks), b)
+    ids = fresh(stream, levels[F], b, blocks)
+    ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
+    hvp(model, levels, stream, J2, b, x, y, it.zp, w.hv, w)
+    gamma_k = schedule(cfg.eta, cfg.exp_z, k)
+    for c in range(z.shape[0]):
+        z[c] -= gamma_k * (w.hv[c] - w.r[c])
+    ids = fresh(stream, levels[F], b, blocks)
+    ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
+    if not first:
+        ul_pass(model, levels, stream, ids, b, it.xp, it.yp, w.ux2, w.r2, w)
+    ids = fresh(stream, levels[G], b, blocks)
+    phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, False, w)
+    if not first:
+        phi(model, levels, stream, ids, b, it.xp, it.yp, it.zp, w.ux2, w.d2,
+            w.gy, False, w)
+    storm(w.vx, w.d, w.d2, schedule(cfg.storm_a, cfg.exp_a, k), first)
+    alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
+    for c in range(x.shape[0]):
+        it.xp[c] = x[c]
+        x[c] -= alpha_k * w.vx[c]

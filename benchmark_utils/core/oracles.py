@@ -1,0 +1,81 @@
+"""Batch oracles of the baselines (docs/baselines.md §1): weighted means of
+one level's directions on a set of samples at one point, the exact
+regularisation parts, and the x-gradient of g (F2SA).
+
+Every oracle of stocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA and
+F2SA is one call of ``level_mean`` (with its weights ``c_x, c_y, c_z`` on
+the three directions) plus the exact parts of ``reg_at``:
+
+    UL pass at (x, y):       c_x = 1: mean_I grad_x F_i   (D^x, f-part)
+                             c_z = -1: mean_I grad_y F_i  (D^z, f-part)
+    LL pass at (x, y, w):    c_y = 1: mean_J grad_y G_j   (D^y)
+                             c_z = 1: mean_J hess_yy G_j w (D^z, g-part)
+                             c_x = 1: -mean_J hess_xy G_j w (D^x, g-part)
+
+so that ``grad_y g_J = level_mean(c_y = 1) + ry``, ``H_J w = level_mean(c_z
+= 1) + rz(w)`` and the hypergradient ``Phi_{I,J}(x, y, s) = grad_x f_I -
+X_J s`` is the two passes' D^x plus ``rx(x, y, s)``.  A zero weight makes
+the kernels skip that output where they can.
+
+These are plain (not inlined) compiled functions: each is compiled once and
+called from every block of the baseline families, so its kernel tree is
+built once (an inlined pass copies every task's kernels into each call
+site).  ``passes.full_pass`` is the single-loop family's own pass.
+"""
+from numba import njit
+
+from ..problems.dispatch import gradx_g, reg, reg_gradx
+from .passes import _apply, _coef
+from .records import B_CUR, B_CX, B_CY, B_CZ, F, N_SAMPLES
+
+
+@njit(cache=True)
+def level_mean(part, model, levels, stream, ids, count, x, y, w, cx, cy, cz,
+               ox, oy, oz):
+    """Add ``c_d * mean_{q in ids[:count]} D^d_q(x, y, w)`` (data parts of
+    level ``part``: 0 UL f, 1 LL g) to ``o_d`` for d = x, y, z, chunk by
+    chunk.  One call is one batch-oracle call: it counts ``count`` sample
+    evaluations, whichever outputs it merges (docs/baselines.md §1)."""
+    stream.counters[N_SAMPLES] += count
+    lv = levels[part]
+    is_f = part == F
+    S = lv.S
+    K = S.shape[2]
+    Kc = S[B_CUR]
+    CX = S[B_CX]
+    CY = S[B_CY]
+    CZ = S[B_CZ]
+    ch = S.shape[1]
+    inv = 1.0 / count
+    wx, wy, wz = cx * inv, cy * inv, cz * inv
+    for start in range(0, count, ch):
+        c = min(ch, count - start)
+        _coef(is_f, model, lv, ids, start, c, x, y, w, Kc)
+        for t in range(c):
+            for k in range(K):
+                v = Kc[t, k]
+                CX[t, k] = wx * v
+                CY[t, k] = wy * v
+                CZ[t, k] = wz * v
+        _apply(is_f, model, lv, ids, start, c, CX, CY, CZ, ox, oy, oz)
+
+
+@njit(cache=True)
+def reg_at(model, x, y, w, rx, ry, rz):
+    """Exact deterministic parts at ``(x, y)`` with ``w`` in the z slot
+    (written): ``rx = grad_x f_reg - hess_xy R w``, ``ry = grad_y R``,
+    ``rz = hess_yy R w``."""
+    reg(model.task, model.params, x, y, w, rx, ry, rz)
+
+
+@njit(cache=True)
+def grad_x_g(model, levels, stream, ids, count, x, y, c, ox, rx):
+    """``ox += c * grad_x g_J(x, y)`` = c (mean_J grad_x G_j + grad_x R)
+    (F2SA), counting ``count``; ``rx`` is scratch."""
+    stream.counters[N_SAMPLES] += count
+    lv = levels[1]
+    gradx_g(model.task, lv.X, lv.yv, model.params, ids, 0, count, x, y,
+            c / count, ox)
+    reg_gradx(model.task, model.params, x, y, rx)
+    for k in range(ox.shape[0]):
+        ox[k] += c * rx[k]

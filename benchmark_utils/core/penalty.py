@@ -1,0 +1,66 @@
+"""The penalty family (docs/baselines.md §3.9): F2SA (Kwon, Kwon, Wright,
+Nowak, ICML 2023, Alg. 1), first-order only.  With the penalised lower
+level copy y (``w.ypen``), the lower-level copy w (reported as y) and the
+multiplier lambda_k:
+
+    T times:  J_t, J'_t, I_t fresh
+        y <- y - beta_k (grad_y f_{I_t}(x_k, y) + lambda_k grad_y g_{J_t}(x_k, y))
+        w <- w - beta^w_k grad_y g_{J'_t}(x_k, w)
+    I, J1, J2 fresh:
+        d = grad_x f_I(x_k, y) + lambda_k (grad_x g_{J1}(x_k, y)
+                                           - grad_x g_{J2}(x_k, w))
+    x_{k+1} = x_k - alpha_k d;  reported (x_{k+1}, w, z := lambda_k (w - y))
+    lambda_{k+1} = lambda_k + delta_k
+
+lambda_k (w - y) estimates z*(x) (on a quadratic lambda (y*_lambda - y*)
+-> -z*), so F2SA gets a meaningful implicit gap.
+"""
+from numba import njit
+
+from .oracles import grad_x_g, level_mean, reg_at
+from .records import F, G
+from .solves import fresh, grad_y_g, keep
+from .steps import schedule
+
+
+@njit(cache=True, inline="always")
+def f2sa_iteration(model, levels, it, w, cfg, stream, k):
+    b = cfg.batch
+    blocks = cfg.blocks
+    x, wy, yp = it.x, it.y, w.ypen
+    lam = w.lam[0]
+    beta_k = schedule(cfg.beta, cfg.exp_y, k)
+    betaw_k = schedule(cfg.beta, cfg.exp_w, k)
+    dy = wy.shape[0]
+    for _ in range(cfg.T):
+        J = keep(levels[G], fresh(stream, levels[G], b, blocks), b)
+        Jw = fresh(stream, levels[G], b, blocks)
+        grad_y_g(model, levels, stream, Jw, b, x, wy, w.gy2, w)
+        I = fresh(stream, levels[F], b, blocks)
+        # grad_y f_I (the f-part of D^z is -grad_y F) + lambda grad_y g_J
+        w.hv[:] = 0.0
+        level_mean(F, model, levels, stream, I, b, x, yp, yp, 0.0, 0.0,
+                   -1.0, w.tx, w.ty, w.hv)
+        level_mean(G, model, levels, stream, J, b, x, yp, yp, 0.0, lam, 0.0,
+                   w.tx, w.hv, w.tz)
+        reg_at(model, x, yp, yp, w.rx, w.ry, w.rz)
+        for c in range(dy):
+            yp[c] -= beta_k * (w.hv[c] + lam * w.ry[c])
+            wy[c] -= betaw_k * w.gy2[c]
+    I = fresh(stream, levels[F], b, blocks)
+    w.d[:] = 0.0
+    level_mean(F, model, levels, stream, I, b, x, yp, yp, 1.0, 0.0, 0.0,
+               w.d, w.ty, w.tz)
+    reg_at(model, x, yp, w.zero, w.rx, w.ry, w.rz)  # rx: UL x-regulariser
+    for c in range(x.shape[0]):
+        w.d[c] += w.rx[c]
+    J1 = keep(levels[G], fresh(stream, levels[G], b, blocks), b)
+    J2 = fresh(stream, levels[G], b, blocks)
+    grad_x_g(model, levels, stream, J1, b, x, yp, lam, w.d, w.rx)
+    grad_x_g(model, levels, stream, J2, b, x, wy, -lam, w.d, w.rx)
+    alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
+    for c in range(x.shape[0]):
+        x[c] -= alpha_k * w.d[c]
+    for c in range(dy):
+        it.z[c] = lam * (wy[c] - yp[c])
+    w.lam[0] = lam + schedule(cfg.delta, cfg.exp_delta, k)

@@ -1,0 +1,180 @@
+"""Building blocks of the baselines (docs/baselines.md §2), on the batch
+oracles of ``oracles``: fresh batches, the lower-level SGD loop (B1), SGD on
+the linear system (B2), the truncated Neumann series (B3), Ghadimi and
+Wang's random-truncation estimator (B4), one or two points with the same
+randomness (joint mode), and the hypergradient assembly (B5).
+
+    B1  y^{t+1} = y^t - beta grad_y g_{J_t}(x, y^t),  t < T
+    B2  z^{t+1} = z^t - gamma (H_{J_t}(x, y) z^t - r),  t < T_z
+    B3  w_0 = r, w_q = w_{q-1} - eta H_{J_q} w_{q-1}, s = eta sum_{q<=Q} w_q
+    B4  p ~ U{0..Q-1}, w_0 = r, w_i = w_{i-1} - eta H_{J_i} w_{i-1},
+        s = Q eta w_p
+    B5  Phi_{I,J}(x, y, s) = grad_x f_I(x, y) - X_J(x, y) s
+
+(Ji, Yang, Liang, ICML 2021, Alg. 3 for B3; Ghadimi and Wang, arXiv
+1802.02246, for B4; Arbel and Mairal, ICLR 2022, Alg. 3 for B2.)  Every
+block is inlined into its family; the oracles it calls are compiled once.
+"""
+from numba import njit
+
+from ..rng import randint
+from ..sampling import draw_batch, draw_block
+from .oracles import level_mean, reg_at
+from .records import F, G
+
+NEUMANN, HIA, SGD_Z = 0, 1, 2  # inverse-Hessian solvers (BConfig.solver)
+
+
+@njit(cache=True, inline="always")
+def fresh(stream, lv, b, blocks):
+    """A fresh batch of ``b`` samples of level ``lv`` (uniform subset, or a
+    contiguous block of its order): ``lv.perm[:b]``, returned."""
+    if blocks:
+        draw_block(stream.rng, lv.order, lv.perm, b)
+    else:
+        draw_batch(stream.rng, lv.perm, b)
+    return lv.perm
+
+
+@njit(cache=True, inline="always")
+def keep(lv, ids, b):
+    """Copy a batch to ``lv.cur`` (kept while the level draws others)."""
+    for t in range(b):
+        lv.cur[t] = ids[t]
+    return lv.cur
+
+
+@njit(cache=True, inline="always")
+def grad_y_g(model, levels, stream, ids, b, x, y, out, w):
+    """``out = grad_y g_J(x, y)`` (data mean + grad_y R)."""
+    out[:] = 0.0
+    level_mean(G, model, levels, stream, ids, b, x, y, y, 0.0, 1.0, 0.0,
+               w.tx, out, w.tz)
+    reg_at(model, x, y, y, w.rx, w.ry, w.rz)
+    for k in range(out.shape[0]):
+        out[k] += w.ry[k]
+
+
+@njit(cache=True, inline="always")
+def hvp(model, levels, stream, ids, b, x, y, v, out, w):
+    """``out = H_J(x, y) v`` (data mean + hess_yy R v)."""
+    out[:] = 0.0
+    level_mean(G, model, levels, stream, ids, b, x, y, v, 0.0, 0.0, 1.0,
+               w.tx, w.ty, out)
+    reg_at(model, x, y, v, w.rx, w.ry, w.rz)
+    for k in range(out.shape[0]):
+        out[k] += w.rz[k]
+
+
+@njit(cache=True, inline="always")
+def ul_pass(model, levels, stream, ids, b, x, y, ux, r, w):
+    """One UL call at ``(x, y)``: ``ux = mean_I grad_x F_i`` (data part;
+    the UL regularisation comes with ``rx`` in ``phi``) and ``r =
+    grad_y f_I(x, y)``."""
+    ux[:] = 0.0
+    r[:] = 0.0
+    level_mean(F, model, levels, stream, ids, b, x, y, y, 1.0, 0.0, -1.0,
+               ux, w.ty, r)
+
+
+@njit(cache=True, inline="always")
+def phi(model, levels, stream, ids, b, x, y, s, ux, d, gy, with_gy, w):
+    """B5, one LL call at ``(x, y)`` with ``s`` in the z slot: ``d = ux -
+    X_J s + rx(x, y, s)`` (= Phi_{I,J}(x, y, s) with ``ux`` from the UL
+    call) and, ``with_gy``, ``gy = grad_y g_J(x, y)`` from the same call
+    (same batch, point and vector: one call, docs/baselines.md §1)."""
+    d[:] = ux
+    if with_gy:
+        gy[:] = 0.0
+    level_mean(G, model, levels, stream, ids, b, x, y, s, 1.0,
+               1.0 if with_gy else 0.0, 0.0, d, gy if with_gy else w.ty,
+               w.tz)
+    reg_at(model, x, y, s, w.rx, w.ry, w.rz)
+    for k in range(d.shape[0]):
+        d[k] += w.rx[k]
+    if with_gy:
+        for k in range(gy.shape[0]):
+            gy[k] += w.ry[k]
+
+
+@njit(cache=True, inline="always")
+def sgd_y(model, levels, stream, T, beta, x, y, b, blocks, w):
+    """B1: ``T`` SGD steps on y at fixed x, a fresh LL batch each."""
+    for _ in range(T):
+        ids = fresh(stream, levels[G], b, blocks)
+        grad_y_g(model, levels, stream, ids, b, x, y, w.gy, w)
+        for k in range(y.shape[0]):
+            y[k] -= beta * w.gy[k]
+
+
+@njit(cache=True, inline="always")
+def sgd_z(model, levels, stream, Tz, gamma, x, y, z, r, b, blocks, w):
+    """B2: ``T_z`` SGD steps on 1/2 z^T H z - r^T z, warm-started at z, a
+    fresh LL batch each."""
+    for _ in range(Tz):
+        ids = fresh(stream, levels[G], b, blocks)
+        hvp(model, levels, stream, ids, b, x, y, z, w.hv, w)
+        for k in range(z.shape[0]):
+            z[k] -= gamma * (w.hv[k] - r[k])
+
+
+@njit(cache=True, inline="always")
+def inverse_hvp(model, levels, stream, cfg, hia, full, two, x, y, r, s,
+                x2, y2, r2, s2, w):
+    """B3 (``hia`` False) or B4 (``hia`` True): ``s ~ H(x, y)^{-1} r`` and,
+    ``two``, ``s2 ~ H(x2, y2)^{-1} r2`` with the same randomness (joint
+    mode: one truncation level p and the same batches at both points).
+    ``full``: every Hessian is the full LL pass (deterministic B3, VRBO's
+    restarts).  B4 draws p before its batches."""
+    eta = cfg.eta
+    Q = cfg.Q
+    lv = levels[G]
+    b = cfg.batch
+    n_steps = randint(stream.rng, Q) if hia else Q
+    w1, w2 = w.w1, w.w2
+    dy = r.shape[0]
+    for k in range(dy):
+        w1[k] = r[k]
+        s[k] = eta * r[k]
+    if two:
+        for k in range(dy):
+            w2[k] = r2[k]
+            s2[k] = eta * r2[k]
+    for _ in range(n_steps):
+        if full:
+            ids = lv.ident
+            cnt = lv.N
+        else:
+            ids = fresh(stream, lv, b, cfg.blocks)
+            cnt = b
+        for pt in range(2 if two else 1):
+            if pt == 0:
+                hvp(model, levels, stream, ids, cnt, x, y, w1, w.hv, w)
+                for k in range(dy):
+                    w1[k] -= eta * w.hv[k]
+                    s[k] += eta * w1[k]
+            else:
+                hvp(model, levels, stream, ids, cnt, x2, y2, w2, w.hv, w)
+                for k in range(dy):
+                    w2[k] -= eta * w.hv[k]
+                    s2[k] += eta * w2[k]
+    if hia:
+        scale = Q * eta
+        for k in range(dy):
+            s[k] = scale * w1[k]
+        if two:
+            for k in range(dy):
+                s2[k] = scale * w2[k]
+
+
+@njit(cache=True, inline="always")
+def storm(v, new, old, a, first):
+    """STORM (docs/baselines.md B6): ``v = new + (1 - a)(v - old)``; the
+    plain estimate ``new`` at the first iteration."""
+    if first:
+        for k in range(v.shape[0]):
+            v[k] = new[k]
+    else:
+        c = 1.0 - a
+        for k in range(v.shape[0]):
+            v[k] = new[k] + c * (v[k] - old[k])
