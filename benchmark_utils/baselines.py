@@ -199,3 +199,86 @@ class BaselineRun:
         """Copies of the iterates, the sample count and the status."""
         return dict(x=self.x.copy(), y=self.y.copy(), z=self.z.copy(),
                     n_samples=self.n_samples, diverged=self.diverged)
+
+
+# --------------------------------------------------------------------------
+# The baseline solvers: their parameters (benchmark_bilevel's names, so that
+# its tuned lines paste unchanged) and defaults (docs/baselines.md §3).
+# --------------------------------------------------------------------------
+# Parameters every baseline solver exposes, with their defaults.
+COMMON = dict(batch_size=64, step_size=0.1, outer_ratio=1.0,
+              sampling="uniform")
+_HESSIAN = dict(z_ratio=1.0)  # eta = step_size / z_ratio
+SOLVERS = {
+    "StocBiO": dict(algorithm="stocBiO", parameters=dict(
+        **_HESSIAN, exponent_x=0.0, exponent_y=0.0, n_inner_steps=10,
+        n_shia_steps=10, eval_freq=16)),
+    "AmIGO": dict(algorithm="AmIGO", parameters=dict(
+        **_HESSIAN, exponent_x=0.0, exponent_y=0.0, n_inner_steps=10,
+        n_z_steps=10, eval_freq=16)),
+    "BSA": dict(algorithm="BSA", parameters=dict(
+        **_HESSIAN, exponent_x=0.5, exponent_y=0.5, n_inner_steps=10,
+        n_hia_steps=10, eval_freq=16)),
+    "TTSA": dict(algorithm="TTSA", parameters=dict(
+        **_HESSIAN, exponent_x=0.6, exponent_y=0.4, n_hia_steps=10,
+        eval_freq=32)),
+    "SUSTAIN": dict(algorithm="SUSTAIN", parameters=dict(
+        **_HESSIAN, exponent_x=1 / 3, exponent_y=1 / 3, n_hia_steps=10,
+        eta=0.5, exponent_eta=2 / 3, eval_freq=16)),
+    "MRBO": dict(algorithm="MRBO", parameters=dict(
+        **_HESSIAN, exponent_x=1 / 3, exponent_y=1 / 3, n_shia_steps=10,
+        eta=0.5, exponent_eta=2 / 3, eval_freq=16)),
+    "VRBO": dict(algorithm="VRBO", parameters=dict(
+        **_HESSIAN, exponent_x=0.0, exponent_y=0.0, n_inner_steps=10,
+        n_shia_steps=10, period_frac=0.5, eval_freq=2)),
+    "FSLA": dict(algorithm="FSLA", parameters=dict(
+        **_HESSIAN, exponent_x=0.5, exponent_yz=0.5, storm_a=None,
+        exponent_a=0.5, eval_freq=32)),
+    "F2SA": dict(algorithm="F2SA", parameters=dict(
+        step_size=0.01, exponent_x=5 / 7, exponent_y=5 / 7,
+        exponent_w=4 / 7, n_inner_steps=10, lmbda0=1.0, delta_lmbda=0.1,
+        exponent_delta=6 / 7, eval_freq=8)),
+}
+# Solver parameter -> BaselineConfig field(s), where the names differ.
+RENAMES = {"n_shia_steps": ("Q",), "n_hia_steps": ("Q",),
+           "eta": ("storm_a",), "exponent_eta": ("exponent_a",),
+           "exponent_yz": ("exponent_y", "exponent_z")}
+SOLVER_ONLY = ("eval_freq", "period_frac")
+
+
+def solver_parameters(name):
+    """benchopt ``parameters`` of baseline solver ``name``: ``COMMON`` then
+    its own (a later default overrides), each default in a list."""
+    return {key: [value] for key, value in
+            {**COMMON, **SOLVERS[name]["parameters"]}.items()}
+
+
+def period_of(period_frac, n, m, batch_size):
+    """VRBO's restart period in outer iterations, benchmark_bilevel's
+    ``int((n + m) period_frac / batch_size)`` (at least 1)."""
+    _check_positive("period_frac", period_frac)
+    return max(1, int((n + m) * period_frac / batch_size))
+
+
+def config_of(name, values, n=None, m=None):
+    """The ``BaselineConfig`` of solver ``name`` with parameter ``values``
+    ({parameter: value}) on a problem of n UL and m LL samples (without
+    them, VRBO's period keeps its default: for validation only)."""
+    fields = dict(algorithm=SOLVERS[name]["algorithm"])
+    for key, value in values.items():
+        if key in SOLVER_ONLY:
+            continue
+        for field in RENAMES.get(key, (key,)):
+            fields[field] = value
+    if fields.get("storm_a", 0.0) is None:  # FSLA: a_k tied to step_size
+        fields["storm_a"] = values.get("step_size")
+        if not (_is_number(fields["storm_a"]) and 0 < fields["storm_a"] <= 1):
+            raise ValueError(
+                "storm_a must be in (0, 1] (storm_a=None takes step_size, "
+                f"here {fields['storm_a']!r}); set storm_a explicitly")
+    if "period_frac" in values:
+        _check_positive("period_frac", values["period_frac"])
+        if n is not None and m is not None:
+            fields["period"] = period_of(values["period_frac"], n, m,
+                                         values.get("batch_size", 64))
+    return BaselineConfig(**fields)

@@ -95,6 +95,12 @@ class PnPBOSolver(BaseSolver):
     test_config = {"dataset": {"name": "Simulated"}, "batch_size": 16}
     preset = {}
     references = []
+    run_class = PnPBORun  # the state of a run: PnPBORun or BaselineRun
+
+    @staticmethod
+    def compile():
+        """Compile this solver's numba entry once per process."""
+        compile_core()
 
     def _entry(self):
         if isinstance(self.preset, str):
@@ -142,20 +148,20 @@ class PnPBOSolver(BaseSolver):
         self.state = None  # blocks: one permuted copy of the rows at a time
         # Built here, off the clock (under sampling=blocks it copies the
         # rows in the run's order: 0.1 s on covtype); run() uses it once.
-        self.state = PnPBORun(problem, self.cfg, x0, y0, z0, seed)
-        compile_core()  # untimed here (benchopt times warm_up; see above)
+        self.state = self.run_class(problem, self.cfg, x0, y0, z0, seed)
+        self.compile()  # untimed here (benchopt times warm_up; see above)
 
     def warm_up(self):
         """Compile (or load from numba's cache) the core; already done in
         ``set_objective``, so a no-op in a benchopt run."""
-        compile_core()
+        self.compile()
 
     def run(self, callback):
         if self.state is None or self.state.iteration > 0:
             # a second run() of the same setting starts afresh
             self.state = None
-            self.state = PnPBORun(self.problem, self.cfg, self.x0, self.y0,
-                                  self.z0, self.seed)
+            self.state = self.run_class(self.problem, self.cfg, self.x0,
+                                        self.y0, self.z0, self.seed)
         time_is_up = _deadline_check(callback)
         late = False
         while callback():
@@ -175,3 +181,53 @@ class PnPBOSolver(BaseSolver):
 
     def get_result(self):
         return self.state.result()
+
+
+_BASELINES_READY = False
+
+
+def compile_baselines():
+    """Compile (or load from numba's cache) the baselines' entry
+    (``engine.run_baseline``) once per process: two outer iterations of
+    every family on a tiny problem."""
+    global _BASELINES_READY
+    if _BASELINES_READY:
+        return False
+    from .baselines import ALGORITHMS, BaselineConfig, BaselineRun
+    problem = _tiny_problem()
+    for name in ALGORITHMS:
+        BaselineRun(problem, BaselineConfig(
+            algorithm=name, batch_size=2, n_inner_steps=1, n_z_steps=1, Q=1,
+            period=1), np.zeros(1), np.zeros(2), np.zeros(2), 0).run(2)
+    _BASELINES_READY = True
+    return True
+
+
+class BaselineSolver(PnPBOSolver):
+    """A baseline (docs/baselines.md): ``algorithm`` names its entry in
+    ``baselines.SOLVERS``; the run loop, divergence and deadline handling
+    are ``PnPBOSolver``'s, on a ``BaselineRun``."""
+
+    algorithm = None
+
+    @property
+    def run_class(self):
+        from .baselines import BaselineRun
+        return BaselineRun
+
+    @staticmethod
+    def compile():
+        compile_baselines()
+
+    _sizes = (None, None)  # (n, m) of the problem, once it is known
+
+    def config(self):
+        """The ``BaselineConfig`` of this solver instance (VRBO's period
+        from ``period_frac`` once the problem's sizes are known)."""
+        from .baselines import config_of
+        values = {key: getattr(self, key) for key in self.parameters}
+        return config_of(self.algorithm, values, *self._sizes)
+
+    def set_objective(self, problem, x0, y0, z0, seed):
+        self._sizes = (problem.n, problem.m)
+        super().set_objective(problem, x0, y0, z0, seed)
