@@ -2,7 +2,10 @@
 benchopt ``parameters`` come from its entry, with the names and defaults
 they had before (benchopt's result names and users' configs depend on
 them), every parameter maps to a ``PnPBOConfig`` field by name, and the
-configs in ``configs/`` name existing solvers and parameters."""
+configs in ``configs/`` name existing solvers and parameters.  The nine
+baseline solvers (``benchmark_utils.baselines``) are pinned the same way:
+their benchopt ``parameters`` (benchmark_bilevel's names and defaults) and
+the ``BaselineConfig`` field(s) each parameter sets."""
 import itertools
 import math
 from dataclasses import fields
@@ -13,7 +16,8 @@ import yaml
 from benchopt.utils.parametrized_name_mixin import _check_patterns
 
 from bench_helpers import ROOT, benchmark, solver_class
-from benchmark_utils import presets
+from benchmark_utils import baselines, presets
+from benchmark_utils.baselines import BaselineConfig
 from benchmark_utils.pnpbo import PnPBOConfig
 from benchmark_utils.presets import ALGORITHMS, PRESETS
 
@@ -75,6 +79,52 @@ PINNED_PRESETS = {
 SOLVERS = list(PINNED_PARAMETERS)
 CONFIG_FIELDS = {f.name for f in fields(PnPBOConfig)}
 
+_BASE = [("batch_size", [64]), ("step_size", [0.1]), ("outer_ratio", [1.0]),
+         ("sampling", ["uniform"])]
+# Every baseline solver's ``parameters`` (names, order, default lists) as
+# they were when the baselines were added (commit 72fcda0); do not edit
+# without a reason: a change renames benchopt results and breaks users'
+# configs (and the lines pasted from benchmark_bilevel's configs).
+PINNED_BASELINE_PARAMETERS = {
+    "StocBiO": _BASE + [
+        ("z_ratio", [1.0]), ("exponent_x", [0.0]), ("exponent_y", [0.0]),
+        ("n_inner_steps", [10]), ("n_shia_steps", [10]),
+        ("eval_freq", [16])],
+    "AmIGO": _BASE + [
+        ("z_ratio", [1.0]), ("exponent_x", [0.0]), ("exponent_y", [0.0]),
+        ("n_inner_steps", [10]), ("n_z_steps", [10]), ("eval_freq", [16])],
+    "BSA": _BASE + [
+        ("z_ratio", [1.0]), ("exponent_x", [0.5]), ("exponent_y", [0.5]),
+        ("n_inner_steps", [10]), ("n_hia_steps", [10]),
+        ("eval_freq", [16])],
+    "TTSA": _BASE + [
+        ("z_ratio", [1.0]), ("exponent_x", [0.6]), ("exponent_y", [0.4]),
+        ("n_hia_steps", [10]), ("eval_freq", [32])],
+    "SUSTAIN": _BASE + [
+        ("z_ratio", [1.0]), ("exponent_x", [1 / 3]), ("exponent_y", [1 / 3]),
+        ("n_hia_steps", [10]), ("eta", [0.5]), ("exponent_eta", [2 / 3]),
+        ("eval_freq", [16])],
+    "MRBO": _BASE + [
+        ("z_ratio", [1.0]), ("exponent_x", [1 / 3]), ("exponent_y", [1 / 3]),
+        ("n_shia_steps", [10]), ("eta", [0.5]), ("exponent_eta", [2 / 3]),
+        ("eval_freq", [16])],
+    "VRBO": _BASE + [
+        ("z_ratio", [1.0]), ("exponent_x", [0.0]), ("exponent_y", [0.0]),
+        ("n_inner_steps", [10]), ("n_shia_steps", [10]),
+        ("period_frac", [0.5]), ("eval_freq", [2])],
+    "FSLA": _BASE + [
+        ("z_ratio", [1.0]), ("exponent_x", [0.5]), ("exponent_yz", [0.5]),
+        ("storm_a", [None]), ("exponent_a", [0.5]), ("eval_freq", [32])],
+    "F2SA": [("step_size", [0.01]) if k == "step_size" else (k, v)
+             for k, v in _BASE] + [
+        ("exponent_x", [5 / 7]), ("exponent_y", [5 / 7]),
+        ("exponent_w", [4 / 7]), ("n_inner_steps", [10]),
+        ("lmbda0", [1.0]), ("delta_lmbda", [0.1]),
+        ("exponent_delta", [6 / 7]), ("eval_freq", [8])],
+}
+BASELINES = list(PINNED_BASELINE_PARAMETERS)
+BASELINE_FIELDS = {f.name for f in fields(BaselineConfig)}
+
 
 def _typed(items):
     """(name, [(type, value), ...]) pairs: 1 and 1.0 differ in a result
@@ -85,7 +135,8 @@ def _typed(items):
 
 def test_every_solver_is_pinned():
     assert sorted(s.name for s in benchmark().get_solvers()) == \
-        sorted(SOLVERS)
+        sorted(SOLVERS + BASELINES)
+    assert list(baselines.SOLVERS) == BASELINES
     assert list(ALGORITHMS) == list(PINNED_PRESETS)
 
 
@@ -94,6 +145,60 @@ def test_solver_parameters_are_unchanged(name):
     params = solver_class(name).parameters
     assert _typed(params.items()) == _typed(PINNED_PARAMETERS[name])
     assert params == presets.solver_parameters(name)
+
+
+@pytest.mark.parametrize("name", BASELINES)
+def test_baseline_parameters_are_unchanged(name):
+    params = solver_class(name).parameters
+    assert _typed(params.items()) == \
+        _typed(PINNED_BASELINE_PARAMETERS[name])
+    assert params == baselines.solver_parameters(name)
+    assert solver_class(name).algorithm == name  # its baselines.SOLVERS key
+
+
+@pytest.mark.parametrize("name", BASELINES)
+def test_baseline_parameters_map_to_the_configuration_by_name(name):
+    """Every baseline parameter is a ``BaselineConfig`` field, a documented
+    rename (``RENAMES``) or a solver-only one (``SOLVER_ONLY``)."""
+    for key in baselines.solver_parameters(name):
+        targets = baselines.RENAMES.get(key, (key,))
+        assert key in baselines.SOLVER_ONLY or \
+            set(targets) <= BASELINE_FIELDS, key
+
+
+# A new valid value of every baseline parameter (FSLA's storm_a=None is
+# covered by test_baseline_solvers.py).
+_NEW_BASELINE_VALUES = dict(
+    batch_size=7, step_size=0.3, outer_ratio=2.0, z_ratio=3.0,
+    exponent_x=0.25, exponent_y=0.75, exponent_yz=0.75, n_inner_steps=3,
+    n_z_steps=4, n_shia_steps=5, n_hia_steps=6, eta=0.25,
+    exponent_eta=0.125, storm_a=0.375, exponent_a=0.625, lmbda0=2.5,
+    delta_lmbda=0.5, exponent_w=0.875, exponent_delta=0.0625,
+    sampling="blocks")
+
+
+@pytest.mark.parametrize("name", BASELINES)
+def test_a_baseline_parameter_reaches_its_field(name):
+    """Setting one parameter changes exactly its ``BaselineConfig``
+    field(s) (``RENAMES``: Q, storm_a, exponent_a, exponent_y and
+    exponent_z), to that value; the defaults give a valid configuration."""
+    cls = solver_class(name)
+    base = cls.get_instance().config()
+    assert base.validate() is base
+    assert base.algorithm == baselines.SOLVERS[name]["algorithm"]
+    for key in cls.parameters:
+        if key in baselines.SOLVER_ONLY:
+            continue
+        value = _NEW_BASELINE_VALUES[key]
+        cfg = cls.get_instance(**{key: value}).config()
+        cfg.validate()
+        changed = {f for f in BASELINE_FIELDS
+                   if getattr(cfg, f) != getattr(base, f)}
+        expected = set(baselines.RENAMES.get(key, (key,)))
+        if key == "step_size" and cls.parameters.get("storm_a") == [None]:
+            expected.add("storm_a")  # FSLA: storm_a=None takes step_size
+        assert changed == expected, key
+        assert all(getattr(cfg, f) == value for f in changed), key
 
 
 def test_presets_view_is_unchanged():
