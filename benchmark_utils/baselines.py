@@ -261,24 +261,39 @@ def period_of(period_frac, n, m, batch_size):
 
 
 def config_of(name, values, n=None, m=None):
-    """The ``BaselineConfig`` of solver ``name`` with parameter ``values``
-    ({parameter: value}) on a problem of n UL and m LL samples (without
-    them, VRBO's period keeps its default: for validation only)."""
+    """The validated ``BaselineConfig`` of solver ``name`` with parameter
+    ``values`` ({parameter: value}) on a problem of n UL and m LL samples
+    (without them, VRBO's period keeps its default: for validation only).
+
+    A bad value is named as the user set it (``n_shia_steps``, ``eta``,
+    ``exponent_yz``, ...), not by the field it fills."""
     fields = dict(algorithm=SOLVERS[name]["algorithm"])
+    source = {}  # field -> the parameter that set it
     for key, value in values.items():
         if key in SOLVER_ONLY:
             continue
         for field in RENAMES.get(key, (key,)):
             fields[field] = value
-    if fields.get("storm_a", 0.0) is None:  # FSLA: a_k tied to step_size
-        fields["storm_a"] = values.get("step_size")
-        if not (_is_number(fields["storm_a"]) and 0 < fields["storm_a"] <= 1):
+            source[field] = key
+    if "storm_a" in values and values["storm_a"] is None:
+        # FSLA: a_k tied to step_size (benchmark_bilevel's setting)
+        _check_positive("step_size", values.get("step_size"))
+        fields["storm_a"] = values["step_size"]
+        if not fields["storm_a"] <= 1:
             raise ValueError(
                 "storm_a must be in (0, 1] (storm_a=None takes step_size, "
                 f"here {fields['storm_a']!r}); set storm_a explicitly")
     if "period_frac" in values:
         _check_positive("period_frac", values["period_frac"])
         if n is not None and m is not None:
-            fields["period"] = period_of(values["period_frac"], n, m,
-                                         values.get("batch_size", 64))
-    return BaselineConfig(**fields)
+            batch = values.get("batch_size", COMMON["batch_size"])
+            _check_integer("batch_size", batch, 1)
+            fields["period"] = period_of(values["period_frac"], n, m, batch)
+    config = BaselineConfig(**fields)
+    try:
+        return config.validate(n, m)
+    except ValueError as err:
+        field, _, rest = str(err).partition(" ")
+        if source.get(field, field) != field:
+            raise ValueError(f"{source[field]} {rest}") from None
+        raise

@@ -178,15 +178,15 @@ _BAD = [
     ("n_inner_steps", 2.5, "n_inner_steps must be an integer >= 1, got "
      "2.5"),
     ("n_z_steps", 0, "n_z_steps must be an integer >= 1, got 0"),
-    # renamed parameters: the message names the field (see the xfail test
-    # below); the bound and the value are checked here
-    ("n_shia_steps", -1, "must be an integer >= 0, got -1"),
-    ("n_shia_steps", 2.5, "must be an integer >= 0, got 2.5"),
-    ("n_hia_steps", 0, "must be an integer >= 1, got 0"),
-    ("eta", 1.5, "must be in (0, 1], got 1.5"),
-    ("eta", 0, "must be in (0, 1], got 0"),
-    ("exponent_eta", 2, "must be in [0, 1], got 2"),
-    ("exponent_yz", 2, "must be in [0, 1], got 2"),
+    # renamed parameters are named as the user set them
+    ("n_shia_steps", -1, "n_shia_steps must be an integer >= 0, got -1"),
+    ("n_shia_steps", 2.5, "n_shia_steps must be an integer >= 0, got 2.5"),
+    ("n_hia_steps", 0, "n_hia_steps must be an integer >= 1, got 0"),
+    ("eta", 1.5, "eta must be in (0, 1], got 1.5"),
+    ("eta", 0, "eta must be in (0, 1], got 0"),
+    ("eta", None, "eta must be in (0, 1], got None"),
+    ("exponent_eta", 2, "exponent_eta must be in [0, 1], got 2"),
+    ("exponent_yz", 2, "exponent_yz must be in [0, 1], got 2"),
     ("period_frac", 0, "period_frac must be a finite number > 0, got 0"),
     ("period_frac", math.nan, "period_frac must be a finite number > 0, "
      "got nan"),
@@ -227,10 +227,6 @@ def test_every_baseline_parameter_has_a_bad_value_case():
         assert set(solver_class(name).parameters) <= keys, name
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "BUG (benchmark_utils/baselines.py): a renamed parameter's error names "
-    "its BaselineConfig field (Q, storm_a, exponent_a, exponent_y), not the "
-    "solver parameter the user set"))
 @pytest.mark.parametrize("name, params, message", [
     ("StocBiO", dict(n_shia_steps=-1), "n_shia_steps must be"),
     ("VRBO", dict(n_shia_steps=-1), "n_shia_steps must be"),
@@ -251,10 +247,6 @@ def test_renamed_parameter_error_names_the_solver_parameter(
         solver.set_objective(problem, x0, y0, z0, 0)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "BUG (benchmark_utils/baselines.py config_of): FSLA with storm_a=None "
-    "and step_size=0 is refused as a bad storm_a ('set storm_a "
-    "explicitly'), not as a bad step_size"))
 def test_fsla_bad_step_size_is_named_before_storm_a(api):
     _, problem, (x0, y0, z0) = api
     solver = solver_class("FSLA").get_instance(step_size=0)
@@ -263,11 +255,6 @@ def test_fsla_bad_step_size_is_named_before_storm_a(api):
         solver.set_objective(problem, x0, y0, z0, 0)
 
 
-@pytest.mark.xfail(strict=True, raises=(ZeroDivisionError, TypeError),
-                   reason=(
-    "BUG (benchmark_utils/baselines.py config_of -> period_of): VRBO's "
-    "period is computed before batch_size is validated: batch_size=0 "
-    "raises ZeroDivisionError, batch_size='abc' TypeError"))
 @pytest.mark.parametrize("batch_size", [0, "abc"])
 def test_vrbo_bad_batch_size_is_a_value_error(api, batch_size):
     _, problem, (x0, y0, z0) = api
