@@ -41,8 +41,8 @@ def f2sa_iteration(model, levels, it, w, cfg, stream, k):
         w.hv[:] = 0.0
         level_mean(F, model, levels, stream, I, b, x, yp, yp, 0.0, 0.0,
                    -1.0, w.tx, w.ty, w.hv)
-        level_mean(G, model, levels, stream, J, b, x, yp, yp, 0.0, lam, 0.0,
-                   w.tx, w.hv, w.tz)
+        level_mean(G, model, levels, stream, J, b, x, yp, w.none, 0.0, lam,
+                   0.0, w.tx, w.hv, w.tz)
         reg_at(model, x, yp, yp, w.rx, w.ry, w.rz)
         for c in range(dy):
             yp[c] -= beta_k * (w.hv[c] + lam * w.ry[c])

@@ -227,6 +227,7 @@ class BWork(NamedTuple):
     tz: np.ndarray
     ypen: np.ndarray  # F2SA: the penalised lower-level copy
     zero: np.ndarray  # zeros (a zero vector in the z slot)
+    none: np.ndarray  # (0,): no vector in the z slot (dispatch: skipped)
     lam: np.ndarray   # (1,) F2SA's multiplier lambda_k
 
 
@@ -266,4 +267,4 @@ def make_bwork(dx, dy):
     ys = {name: vec(dy) for name in ("r", "r2", "w1", "w2", "s", "s2", "hv",
                                      "vy", "gy", "gy2", "ry", "rz", "ty",
                                      "tz", "ypen", "zero")}
-    return BWork(**xs, **ys, lam=np.zeros(1))
+    return BWork(**xs, **ys, none=np.zeros(0), lam=np.zeros(1))

@@ -46,10 +46,11 @@ def keep(lv, ids, b):
 
 @njit(cache=True, inline="always")
 def grad_y_g(model, levels, stream, ids, b, x, y, out, w):
-    """``out = grad_y g_J(x, y)`` (data mean + grad_y R)."""
+    """``out = grad_y g_J(x, y)`` (data mean + grad_y R); no vector in the
+    z slot, so the kernels skip the z coefficients."""
     out[:] = 0.0
-    level_mean(G, model, levels, stream, ids, b, x, y, y, 0.0, 1.0, 0.0,
-               w.tx, out, w.tz)
+    level_mean(G, model, levels, stream, ids, b, x, y, w.none, 0.0, 1.0,
+               0.0, w.tx, out, w.tz)
     reg_at(model, x, y, y, w.rx, w.ry, w.rz)
     for k in range(out.shape[0]):
         out[k] += w.ry[k]

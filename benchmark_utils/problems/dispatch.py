@@ -3,17 +3,20 @@
 numba caches functions over plain arrays but not functions that receive other
 jitted functions as arguments, so tasks are selected by an integer code.
 
-Calling convention: kernels act on the ``count`` samples
-``idx[start:start + count]`` of one part (UL rows for ``*_f``, LL rows for
-``*_g``).  ``coef_*`` writes the coefficients of the t-th sample at
-``(x, y, z)`` into ``K[t]``; ``apply_*`` adds ``sum_t L_q(Cx[t])`` to ``ox``
-(D^x), ``sum_t L_q(Cy[t])`` to ``oy`` (D^y) and ``sum_t L_q(Cz[t])`` to
-``oz`` (D^z).  Each is one small loop over the batch: LLVM vectorises such
-loops far better than one large fused function, and no array view is made
-per sample.
+Calling convention: kernels act on the ``count`` samples ``idx[start:start +
+count]`` of one part (UL rows for ``*_f``, LL rows for ``*_g``). ``coef_*``
+writes the coefficients of the t-th sample at ``(x, y, z)`` into ``K[t]``;
+``apply_*`` adds ``sum_t L_q(Cx[t])`` to ``ox`` (D^x), ``sum_t L_q(Cy[t])``
+to ``oy`` (D^y) and ``sum_t L_q(Cz[t])`` to ``oz`` (D^z). An empty (length-0)
+vector in the z slot of ``coef_g`` means the pass needs no z-direction: the
+kernels then write zero z coefficients without reading z (the baselines' SGD
+steps on y). Each is one small loop over the batch: LLVM vectorises such
+loops far better than one large fused function, and no array view is made per
+sample.
 
-``gradx_g`` adds ``c sum_t grad_x G_{idx[start + t]}(x, y)`` to ``ox`` (F2SA).
-``reg_gradx`` writes grad_x of g's exact regularisation at (x, y) into ``rx``.
+``gradx_g`` adds ``c sum_t grad_x G_{idx[start + t]}(x, y)`` to ``ox``
+(F2SA). ``reg_gradx`` writes grad_x of g's exact regularisation at (x, y)
+into ``rx``.
 """
 from numba import njit
 

@@ -62,10 +62,11 @@ def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
 @njit(cache=True)
 def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
     p = y.shape[0]
+    with_z = z.shape[0] != 0  # an empty z slot: gradient part only
     for t in range(count):
         j = idx[start + t]
         K[t, 0] = _dot_row(Xg, j, y, p)
-        K[t, 1] = _dot_row(Xg, j, z, p)
+        K[t, 1] = _dot_row(Xg, j, z, p) if with_z else 0.0
     for t in range(count):
         b = yg[idx[start + t]]
         d1, d2 = logistic_d1_d2(b * K[t, 0])

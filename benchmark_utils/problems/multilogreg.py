@@ -23,8 +23,8 @@ from numba import njit
 
 from ..validation import check_class_labels
 from . import MULTILOGREG
-from .softmax_ce import batch_add_outer, batch_class_dots, grad_coef, \
-    hvp_coef_label
+from .softmax_ce import any_nonzero, batch_add_outer, batch_add_outer_one, \
+    batch_class_dots, grad_coef, hvp_coef_label
 from .spec import TaskSpec, logistic_starting_point
 
 
@@ -44,6 +44,15 @@ def ll_coefs(Xg, yg, params, idx, start, count, y, z, K, cross_col):
     ``datacleaning`` before v is replaced)."""
     p = int(params[0])
     C = int(params[1])
+    if z.shape[0] == 0:  # no vector in the z slot: gradient part only
+        batch_class_dots(Xg, idx, start, count, y, y, C, p, C, K)
+        for t in range(count):
+            grad_coef(K, t, 0, C, int(yg[idx[start + t]]))
+            for c in range(C, 2 * C):
+                K[t, c] = 0.0
+            if cross_col >= 0:
+                K[t, cross_col] = 0.0
+        return
     batch_class_dots(Xg, idx, start, count, y, z, 2 * C, p, C, K)
     for t in range(count):
         label = int(yg[idx[start + t]])
@@ -73,8 +82,18 @@ def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
 def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     p = int(params[0])
     C = int(params[1])
-    batch_add_outer(Xg, idx, start, count, 2 * C, p, C, Cy, 1.0, oy, Cz,
-                    1.0, oz)
+    # A pass that asks for one output only (a zero weight on the other, as
+    # the baselines' SGD steps on y and Hessian-vector products) skips the
+    # other group of class rows.
+    need_y = any_nonzero(Cy, count, 0, C)
+    need_z = any_nonzero(Cz, count, C, C)
+    if need_y and need_z:
+        batch_add_outer(Xg, idx, start, count, 2 * C, p, C, Cy, 1.0, oy, Cz,
+                        1.0, oz)
+    elif need_y:
+        batch_add_outer_one(Xg, idx, start, count, p, C, Cy, 0, 1.0, oy)
+    elif need_z:
+        batch_add_outer_one(Xg, idx, start, count, p, C, Cz, C, 1.0, oz)
 
 
 @njit(cache=True)

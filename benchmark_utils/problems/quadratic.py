@@ -52,6 +52,17 @@ def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
 def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
     dx = x.shape[0]
     dy = y.shape[0]
+    if z.shape[0] == 0:  # an empty z slot: gradient part only
+        for t in range(count):
+            j = idx[start + t]
+            r = 0.0
+            for k in range(dy):
+                r += Xg[j, k] * y[k]
+            for k in range(dx):
+                r -= Xg[j, dy + k] * x[k]
+            K[t, 0] = r - yg[j]
+            K[t, 1] = 0.0
+        return
     for t in range(count):
         j = idx[start + t]
         r = 0.0

@@ -269,6 +269,38 @@ def batch_add_outer(X, idx, start, count, R, p, C, K1, s1, O1, K2, s2, O2):
 
 
 @njit(cache=True, fastmath=_FAST)
+def batch_add_outer_one(X, idx, start, count, p, C, K, off, s, O):
+    """``O_c += s sum_t K[t, off + c] X[idx[start + t]]`` for c < C: one
+    group of class rows (the same operations as that group of
+    ``batch_add_outer``), for a pass that needs one output only."""
+    if p < BLOCK_MIN_P:
+        _add_outer_rowwise(X, idx, start, count, p, C, K, off, s, O, K, 0,
+                           0.0, O)
+        return
+    t = 0
+    while t + 4 <= count:
+        x0 = X[idx[start + t]]
+        x1 = X[idx[start + t + 1]]
+        x2 = X[idx[start + t + 2]]
+        x3 = X[idx[start + t + 3]]
+        _outer_group(x0, x1, x2, x3, K, s, O, C, p, t, off)
+        t += 4
+    if t < count:  # the last 1-3 samples
+        _add_outer_rowwise(X, idx, start + t, count - t, p, C, K[t:], off,
+                           s, O, K[t:], 0, 0.0, O)
+
+
+@njit(cache=True)
+def any_nonzero(K, count, off, C):
+    """Whether ``K[t, off + c]`` is nonzero for some t < count, c < C."""
+    for t in range(count):
+        for c in range(off, off + C):
+            if K[t, c] != 0.0:
+                return True
+    return False
+
+
+@njit(cache=True, fastmath=_FAST)
 def _class_dots_rowwise(X, idx, start, count, W, p, C, K, off):
     """``K[t, off + c] = sum_k W[c p + k] X[idx[start + t], k]``, one class
     row at a time for four samples (the short-row path)."""
