@@ -1,7 +1,7 @@
 """Smoke tests of the speed script ``python -m tools.bench``: the tables
 print on a small problem, the subprocess probes find the module they
 import by name, the targets load from their data file, and a bad solver
-name is refused."""
+name is refused; baseline solvers are accepted and timed."""
 import json
 
 import bench_helpers  # noqa: F401 (puts the repository on sys.path)
@@ -53,3 +53,31 @@ def test_unknown_solver_is_refused(capsys):
     except SystemExit as err:
         assert err.code == 2
     assert "unknown solvers ['ADAM']" in capsys.readouterr().err
+
+
+def test_baseline_names_are_accepted(capsys):
+    args = cli.parse_args(["--solvers", "StocBiO,SOBA,MRBO", "--steady-only"])
+    assert args.presets == ["SOBA"] and args.baselines == ["StocBiO", "MRBO"]
+    assert args.skip_compile and args.skip_memory
+    config = shapes.make_config("VRBO", 16, n=300, m=300, sampling="blocks")
+    assert type(config).__name__ == "BaselineConfig"
+    assert (config.algorithm, config.batch_size, config.sampling) == (
+        "VRBO", 16, "blocks")
+    assert config.step_size == settings.STEP_SIZE
+
+
+def test_quick_baseline_run_is_finite(capsys, tmp_path):
+    """One baseline on a small quadratic problem: a finite us per outer
+    iteration, and SOBA measured beside it for the per-sample ratio."""
+    import math
+    out = tmp_path / "figures.json"
+    assert cli.main(["--quick", "--steady-only", "--solvers", "StocBiO",
+                     "--dim", "4", "--n", "300", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "1b. Baselines per sample evaluation against SOBA" in text
+    figures = json.loads(out.read_text())
+    res = figures["steady"]["StocBiO"]
+    assert math.isfinite(res["us_per_iter"]) and res["us_per_iter"] > 0
+    assert not res["diverged"] and res["samples_per_iter"] > 128
+    assert set(figures["steady"]) == {"StocBiO", "SOBA"}
+    assert math.isfinite(figures["baseline_ns_x_soba"]["StocBiO"])

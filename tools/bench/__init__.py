@@ -2,10 +2,12 @@
 
 Run from the repository root::
 
-    python -m tools.bench [--solvers SPABA,SOBA] [--dim 100] [--n 10000]
-        [--batch-size 64] [--shape quadratic|ijcnn1|covtype|mnist|fashion|all]
+    python -m tools.bench [--solvers SPABA,SOBA,StocBiO] [--dim 100]
+        [--n 10000] [--batch-size 64] [--sampling uniform|blocks]
+        [--shape quadratic|ijcnn1|covtype|mnist|fashion|all]
         [--metric-only] [--quick] [--skip-compile] [--skip-memory]
-        [--json PATH]
+        [--steady-only] [--json PATH]
+    python -m tools.bench.anchor [--solvers StocBiO,AmIGO,MRBO] [--rounds 2]
 
 On the ``Simulated`` quadratic problem (d_x = d_y = ``--dim``, n = m =
 ``--n``) it measures, for each preset of ``presets.PRESETS``:
@@ -38,13 +40,31 @@ on every shape
 
 Each shape's figures are printed with their targets (``targets.json``), and
 a summary of the targets ends the output.  Timings are printed, never
-asserted.
+asserted.  ``--steady-only`` measures part 1 alone.
+
+``--solvers`` also takes the baseline solvers (``baselines.SOLVERS``:
+StocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA, F2SA), run through
+``BaselineRun`` with ``baselines.config_of`` of their solver defaults
+(first value of each list of ``baselines.solver_parameters``), the bench's
+batch and step size and ``--sampling``.  Their part 1 is per OUTER
+iteration (inner loop, linear-system steps and hypergradient included), with
+the samples per iteration and the ns per sample evaluation; table 1b puts
+each baseline's ns per sample over SOBA's on the same problem and sampling
+(SOBA is measured too when not asked for), against the goal
+``baseline_ns_x_soba`` of ``targets.json`` (1.5).  Part 3 (compile probe)
+skips the baselines (said in the output); part 4 runs them, loading the
+baselines' entry instead of the core's.
+
+``python -m tools.bench.anchor`` (module ``anchor``) compares solvers with
+the reference benchmark (benchmark_bilevel, JAX), back to back, round by
+round; see its docstring.
 
 Modules, by job: ``settings`` (constants, targets.json), ``shapes``
 (problems: the quadratic one, the real shapes, Fashion-MNIST; configs and
 runs), ``timing`` (steady state, full pass, numpy stream), ``probes``
 (compile and memory subprocesses), ``metric`` (metric evaluation figures),
-``report`` (machine info, tables, target checks), ``cli`` (options, main).
+``report`` (machine info, tables, target checks), ``cli`` (options, main),
+``anchor`` (the comparison with the reference benchmark).
 Subprocesses import ``tools.bench.probes``, so every module's top level only
 imports the standard library and numpy; the core is imported inside the
 functions that need it.

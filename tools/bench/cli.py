@@ -9,12 +9,12 @@ from pathlib import Path
 from . import report
 from .metric import metric_figures
 from .probes import compile_figures, memory_figures, save_data
-from .settings import (FULL_SETTINGS, MEMORY_SHAPES, NON_FULL,
-                       QUICK_SETTINGS, SHAPE_STEP_SIZE, SHAPE_TARGETS,
-                       STEP_SIZE)
-from .shapes import (SHAPE_SPECS, SHAPES, add_test_set, fashion_data,
-                     make_config, problem_of, quadratic_data, shape_data,
-                     warm_core)
+from .settings import (BASELINE_TARGET, FULL_SETTINGS, MEMORY_SHAPES,
+                       NON_FULL, QUICK_SETTINGS, RATIO_REFERENCE,
+                       SHAPE_STEP_SIZE, SHAPE_TARGETS, STEP_SIZE)
+from .shapes import (SHAPE_SPECS, SHAPES, add_test_set, baseline_names,
+                     fashion_data, problem_config, problem_of,
+                     quadratic_data, shape_data, warm_core)
 from .timing import full_pass_figures, steady_state
 
 PROG = "python -m tools.bench"
@@ -28,8 +28,13 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         prog=PROG, description=doc.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--solvers", default=",".join(PRESETS),
-                        help="comma-separated presets (default: all)")
+    parser.add_argument(
+        "--solvers", default=",".join(PRESETS),
+        help="comma-separated presets and/or baseline solvers (StocBiO, "
+        "AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA, F2SA: their solver "
+        "defaults, the bench's batch and step size; timed per outer "
+        "iteration, and per sample evaluation against SOBA's) "
+        "(default: all presets)")
     parser.add_argument("--dim", type=int, default=100, help="d_x = d_y")
     parser.add_argument("--n", type=int, default=10000, help="n = m")
     parser.add_argument("--batch-size", type=int, default=64)
@@ -50,12 +55,21 @@ def parse_args(argv=None):
                         help="short timings, for a smoke test")
     parser.add_argument("--skip-compile", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument(
+        "--steady-only", action="store_true",
+        help="part 1 only (steady state): no full pass, compile, memory "
+        "or metric parts")
     parser.add_argument("--json", metavar="PATH", help="write figures here")
     args = parser.parse_args(argv)
     args.solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
-    unknown = [s for s in args.solvers if s not in PRESETS]
+    known = list(PRESETS) + list(baseline_names())
+    unknown = [s for s in args.solvers if s not in known]
     if unknown or not args.solvers:
-        parser.error(f"unknown solvers {unknown}; choose from {list(PRESETS)}")
+        parser.error(f"unknown solvers {unknown}; choose from {known}")
+    args.presets = [s for s in args.solvers if s in PRESETS]
+    args.baselines = [s for s in args.solvers if s not in PRESETS]
+    if args.steady_only:
+        args.skip_compile = args.skip_memory = True
     return args
 
 
@@ -69,18 +83,17 @@ def main(argv=None):
     out = dict(machine=info, settings=dict(
         settings, dim=args.dim, n=args.n, m=args.n, batch_size=args.batch_size,
         step_size=STEP_SIZE, quick=args.quick, solvers=args.solvers,
-        sampling=args.sampling,
+        sampling=args.sampling, baselines=args.baselines,
+        steady_only=args.steady_only,
         shape=args.shape, shape_step_size=SHAPE_STEP_SIZE))
 
     metric_only = args.metric_only or args.shape == "fashion"
     if "quadratic" in shapes and not metric_only:
         quadratic_section(args, settings, info, out)
     else:
-        warm_core()
+        warm_core(baselines=bool(args.baselines) and not metric_only)
         if not (args.skip_compile or metric_only):  # problem-independent
-            out["compile"] = compile_figures(args.solvers,
-                                             settings["warm_per_solver"])
-            report.print_compile(out["compile"])
+            compile_section(args, settings, out)
     checks = []
     for shape in shapes:
         if shape == "quadratic":
@@ -99,6 +112,48 @@ def main(argv=None):
     return 0
 
 
+def steady_part(problem, args, settings, prefix="", targets=None,
+                **step):
+    """Part 1: steady state of every solver (and, with baselines, of SOBA
+    for their per-sample ratio, measured even when not asked for), the
+    non-full iterations of the presets of ``NON_FULL``; prints the tables
+    and returns (steady, non_full, baseline ratios)."""
+    smp = dict(sampling=args.sampling)
+    names = list(args.solvers)
+    if args.baselines and RATIO_REFERENCE not in names:
+        names.append(RATIO_REFERENCE)
+    steady = {name: steady_state(problem, problem_config(
+        problem, name, args.batch_size, **step, **smp), settings)
+        for name in names}
+    non_full = {name: steady_state(
+        problem, problem_config(problem, name, args.batch_size,
+                                **NON_FULL[name], **step, **smp),
+        settings) for name in args.presets if name in NON_FULL}
+    report.print_steady(steady, non_full, prefix=prefix, targets=targets)
+    ratios = {}
+    if args.baselines:
+        ratios = report.baseline_ratios(steady, args.baselines)
+        report.print_baselines(steady, ratios, prefix=prefix,
+                               goal=BASELINE_TARGET,
+                               added=RATIO_REFERENCE not in args.solvers)
+    return steady, non_full, ratios
+
+
+def compile_section(args, settings, out):
+    """Part 3 for the presets; the baselines are skipped (said in the
+    output)."""
+    if args.presets:
+        out["compile"] = compile_figures(args.presets,
+                                         settings["warm_per_solver"])
+        report.print_compile(out["compile"])
+    if args.baselines:
+        print(("  " if args.presets else "\n3. Warm-up: ")
+              + f"baselines not probed ({', '.join(args.baselines)}): the "
+              "compile probe times the presets' entry only; the baselines' "
+              "entry (engine.run_baseline) is compiled by "
+              "solver_base.compile_baselines", flush=True)
+
+
 def memory_section(data, args, settings, info, **kwargs):
     """Part 4: the dataset saved for the children, their peak memory."""
     with tempfile.TemporaryDirectory(prefix="bench_problem_") as tmp:
@@ -113,23 +168,19 @@ def quadratic_section(args, settings, info, out):
     """Parts 1 to 4 on the Simulated quadratic problem, into ``out``."""
     data = quadratic_data(args.dim, args.n)
     problem = problem_of(data)
-    warm_core()
-    smp = dict(sampling=args.sampling)
-    out["steady"] = {name: steady_state(
-        problem, make_config(name, args.batch_size, **smp), settings)
-        for name in args.solvers}
-    out["non_full"] = {name: steady_state(
-        problem, make_config(name, args.batch_size, **NON_FULL[name], **smp),
-        settings) for name in args.solvers if name in NON_FULL}
-    report.print_steady(out["steady"], out["non_full"])
+    warm_core(baselines=bool(args.baselines))
+    out["steady"], out["non_full"], ratios = steady_part(problem, args,
+                                                         settings)
+    if ratios:
+        out["baseline_ns_x_soba"] = ratios
+    if args.steady_only:
+        return
     out["full_pass"] = full_pass_figures(data, problem, args.batch_size,
                                          settings)
     report.print_full_pass(out["full_pass"])
 
     if not args.skip_compile:
-        out["compile"] = compile_figures(args.solvers,
-                                         settings["warm_per_solver"])
-        report.print_compile(out["compile"])
+        compile_section(args, settings, out)
     if not args.skip_memory:
         out["memory"] = memory_section(data, args, settings, info)
         report.print_memory(out["memory"], settings["memory_iters"])
@@ -152,19 +203,19 @@ def shape_section(shape, args, settings, info, checks):
                data_gen_s=time.perf_counter() - t0)
     report.print_shape(shape, res, args.batch_size)
     step = dict(step_size=SHAPE_STEP_SIZE)
-    smp = dict(sampling=args.sampling)
 
-    res["steady"] = {name: steady_state(
-        problem, make_config(name, args.batch_size, **step, **smp), settings)
-        for name in args.solvers}
-    res["non_full"] = {name: steady_state(
-        problem, make_config(name, args.batch_size, **NON_FULL[name], **step,
-                             **smp),
-        settings) for name in args.solvers if name in NON_FULL}
-    report.print_steady(res["steady"], res["non_full"], prefix=prefix,
-                        targets=targets.get("us", {}))
+    res["steady"], res["non_full"], ratios = steady_part(
+        problem, args, settings, prefix=prefix,
+        targets=targets.get("us", {}), **step)
     checks.extend(report.steady_checks(shape, res["steady"], res["non_full"],
                                        targets.get("us", {})))
+    if ratios:
+        res["baseline_ns_x_soba"] = ratios
+        checks.extend(report.check(
+            shape, f"{name} ns/sample / SOBA", ratio, BASELINE_TARGET, "x")
+            for name, ratio in ratios.items())
+    if args.steady_only:
+        return res
 
     res["full_pass"] = full_pass_figures(data, problem, args.batch_size,
                                          settings, warmup=1, start=1, **step)

@@ -194,19 +194,21 @@ def child_memory(name, path, batch_size, n_iter, step_size=STEP_SIZE):
     ``name=None`` is the baseline: same imports (numba, the core and the
     solvers' base, benchopt included, as in a benchopt run) and problem,
     no solver; a solver child also records the RSS once the compiled core
-    is loaded (``solver_base.compile_core``), before its own ``PnPBORun``
-    on the problem.
+    is loaded (``solver_base.compile_core``; a baseline's child loads the
+    baselines' entry, ``solver_base.compile_baselines``), before its own
+    ``PnPBORun`` (``BaselineRun``) on the problem.
     """
-    from benchmark_utils.solver_base import compile_core
-    from .shapes import make_config, make_run, problem_of
+    from benchmark_utils.solver_base import compile_baselines, compile_core
+    from .shapes import is_baseline, make_run, problem_config, problem_of
     problem = problem_of(load_data(path))
     result = dict(peak_build_mib=peak_rss_mib(),
                   rss_build_mib=current_rss_mib())
     if name is not None:
-        compile_core()
+        # a baseline loads the baselines' entry instead of the core's
+        (compile_baselines if is_baseline(name) else compile_core)()
         result["rss_loaded_mib"] = current_rss_mib()
-        run = make_run(problem, make_config(name, batch_size,
-                                            step_size=step_size))
+        run = make_run(problem, problem_config(problem, name, batch_size,
+                                               step_size=step_size))
         run.run(n_iter)
         result["diverged"] = run.diverged
     result.update(peak_mib=peak_rss_mib(), hwm_mib=hwm_mib(),

@@ -173,6 +173,40 @@ def print_steady(steady, non_full, prefix="", targets=None):
         "period=1e9, iterations after k=0 only)", headers, rows)
 
 
+def baseline_ratios(steady, baselines, reference="SOBA"):
+    """{baseline: its ns per sample evaluation / ``reference``'s} (None
+    where either is missing, e.g. diverged)."""
+    ref = steady.get(reference, {}).get("ns_per_sample")
+    return {name: (steady[name]["ns_per_sample"] / ref
+                   if ref and "ns_per_sample" in steady.get(name, {})
+                   else None)
+            for name in baselines}
+
+
+def print_baselines(steady, ratios, prefix="", goal=None, added=False):
+    """Table of the baselines against SOBA, per sample evaluation (an
+    iteration of a baseline is one OUTER iteration: its inner loop, linear
+    system steps and hypergradient)."""
+    ref = steady.get("SOBA", {})
+    rows = [["SOBA" + (" (measured for the ratio)" if added else ""),
+             fmt(ref.get("us_per_iter"), ".2f"),
+             fmt(ref.get("samples_per_iter"), ".1f"),
+             fmt(ref.get("ns_per_sample"), ".1f"), "1.00", "-"]]
+    for name, ratio in ratios.items():
+        r = steady[name]
+        rows.append([
+            name + (" (diverged)" if r.get("diverged") else ""),
+            fmt(r.get("us_per_iter"), ".2f"),
+            fmt(r.get("samples_per_iter"), ".1f"),
+            fmt(r.get("ns_per_sample"), ".1f"), fmt(ratio, ".2f"),
+            target_cell(ratio, goal)])
+    print_table(prefix + "1b. Baselines per sample evaluation against SOBA "
+                "(us per OUTER iteration; ns/sample over SOBA's, same "
+                "sampling)",
+                ["solver", "us/outer iter", "samples/iter", "ns/sample",
+                 "ns/sample x SOBA", "goal"], rows)
+
+
 def print_full_pass(fp, prefix="", target=None):
     """Table of part 2 (and its target, if any)."""
     rows = [[f"{FULL_PASS_SOLVER} p=1 (one full pass/iter)",

@@ -31,3 +31,7 @@ def load_targets(path=TARGETS_FILE):
 # us/iteration at batch 64, full pass / numpy stream, peak RSS (MiB), one
 # metric evaluation (s), per shape; non-full iteration / SOBA per solver.
 SHAPE_TARGETS, NON_FULL_TARGET = load_targets()
+# A baseline's ns per sample evaluation over SOBA's, on the same shape and
+# sampling (x); SOBA is measured beside the baselines for this ratio.
+BASELINE_TARGET = json.loads(TARGETS_FILE.read_text())["baseline_ns_x_soba"]
+RATIO_REFERENCE = "SOBA"

@@ -1,4 +1,5 @@
-"""Problems the bench runs on, and the configs and runs of the presets.
+"""Problems the bench runs on, and the configs and runs of the presets
+and of the baseline solvers.
 
 Every problem is a dataset dict of the contract of docs/architecture.md turned into the
 core's ``Problem`` by ``tasks.problem_from_data``; runs start from
@@ -121,8 +122,40 @@ def data_rows(data):
             data["X_train"].nbytes + data["X_val"].nbytes)
 
 
-def make_config(name, batch_size, step_size=STEP_SIZE, **overrides):
-    """``PnPBOConfig`` of preset ``name`` with the bench's step size."""
+def baseline_names():
+    """Names of the baseline solvers (``baselines.SOLVERS``: StocBiO,
+    AmIGO, ...), which the bench accepts beside the presets (none with a
+    core that has no baseline solvers)."""
+    try:
+        from benchmark_utils.baselines import SOLVERS
+    except ImportError:
+        return ()
+    return tuple(SOLVERS)
+
+
+def is_baseline(name):
+    """Whether ``name`` is a baseline solver (not a PnPBO preset)."""
+    return name in baseline_names()
+
+
+def make_config(name, batch_size, step_size=STEP_SIZE, n=None, m=None,
+                **overrides):
+    """Config of solver ``name`` with the bench's batch and step size.
+
+    A preset gives a ``PnPBOConfig``.  A baseline gives the
+    ``BaselineConfig`` of ``baselines.config_of(name, values, n, m)``,
+    ``values`` being its solver defaults (``baselines.solver_parameters``,
+    first value of each list) with ``batch_size``, ``step_size`` and the
+    ``overrides`` (e.g. ``sampling``); ``n``, ``m`` (the problem's UL / LL
+    samples) set VRBO's restart period.
+    """
+    if is_baseline(name):
+        from benchmark_utils.baselines import config_of, solver_parameters
+        values = {key: value[0]
+                  for key, value in solver_parameters(name).items()}
+        values.update(batch_size=batch_size, step_size=step_size,
+                      **overrides)
+        return config_of(name, values, n, m)
     from benchmark_utils.pnpbo import PnPBOConfig
     from benchmark_utils.presets import PRESETS
     values = dict(PRESETS[name], batch_size=batch_size, step_size=step_size)
@@ -130,16 +163,29 @@ def make_config(name, batch_size, step_size=STEP_SIZE, **overrides):
     return PnPBOConfig(**values)
 
 
+def problem_config(problem, name, batch_size, **kwargs):
+    """``make_config`` with the sizes of ``problem`` (n, m)."""
+    return make_config(name, batch_size, n=problem.n, m=problem.m, **kwargs)
+
+
 def make_run(problem, config, seed=0):
-    """A fresh ``PnPBORun`` from the Objective's starting point of ``seed``
+    """A fresh ``PnPBORun`` (or ``BaselineRun`` for a ``BaselineConfig``)
+    from the Objective's starting point of ``seed``
     (``tasks.starting_point``)."""
-    from benchmark_utils.pnpbo import PnPBORun
     from benchmark_utils.tasks import starting_point
-    return PnPBORun(problem, config, *starting_point(problem, seed), seed)
+    if type(config).__name__ == "BaselineConfig":
+        from benchmark_utils.baselines import BaselineRun as Run
+    else:
+        from benchmark_utils.pnpbo import PnPBORun as Run
+    return Run(problem, config, *starting_point(problem, seed), seed)
 
 
-def warm_core():
+def warm_core(baselines=False):
     """Compile the core or load it from numba's cache, as a solver's
-    warm-up does (``solver_base.compile_core``)."""
+    warm-up does (``solver_base.compile_core``); with ``baselines``, also
+    the baselines' entry (``solver_base.compile_baselines``)."""
     from benchmark_utils.solver_base import compile_core
     compile_core()
+    if baselines:
+        from benchmark_utils.solver_base import compile_baselines
+        compile_baselines()
