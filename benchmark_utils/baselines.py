@@ -165,7 +165,7 @@ class BaselineRun:
         self.levels = records.make_levels(p, "one", config.batch_size,
                                           self.orders)
         self.iterates = records.make_iterates(x0, y0, z0)
-        self.work = records.make_bwork(dx, dy)
+        self.work = records.make_bwork(dx, dy, config.batch_size)
         self.work.ypen[:] = y0
         self.work.lam[0] = config.lmbda0
         self.cfg = config.numeric()

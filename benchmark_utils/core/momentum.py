@@ -36,7 +36,7 @@ def jacobi_iteration(model, levels, it, w, cfg, stream, k):
     blocks = cfg.blocks
     x, y = it.x, it.y
     two = k >= 1
-    J = keep(levels[G], fresh(stream, levels[G], b, blocks), b)
+    J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
     ids = fresh(stream, levels[F], b, blocks)
     ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
     if two:
@@ -75,7 +75,7 @@ def fsla_iteration(model, levels, it, w, cfg, stream, k):
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     for c in range(y.shape[0]):
         y[c] -= beta_k * w.gy[c]
-    J2 = keep(levels[G], fresh(stream, levels[G], b, blocks), b)
+    J2 = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
     ids = fresh(stream, levels[F], b, blocks)
     ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
     hvp(model, levels, stream, J2, b, x, y, it.zp, w.hv, w)

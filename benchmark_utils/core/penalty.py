@@ -33,7 +33,7 @@ def f2sa_iteration(model, levels, it, w, cfg, stream, k):
     betaw_k = schedule(cfg.beta, cfg.exp_w, k)
     dy = wy.shape[0]
     for _ in range(cfg.T):
-        J = keep(levels[G], fresh(stream, levels[G], b, blocks), b)
+        J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
         Jw = fresh(stream, levels[G], b, blocks)
         grad_y_g(model, levels, stream, Jw, b, x, wy, w.gy2, w)
         I = fresh(stream, levels[F], b, blocks)
@@ -54,7 +54,7 @@ def f2sa_iteration(model, levels, it, w, cfg, stream, k):
     reg_at(model, x, yp, w.zero, w.rx, w.ry, w.rz)  # rx: UL x-regulariser
     for c in range(x.shape[0]):
         w.d[c] += w.rx[c]
-    J1 = keep(levels[G], fresh(stream, levels[G], b, blocks), b)
+    J1 = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
     J2 = fresh(stream, levels[G], b, blocks)
     grad_x_g(model, levels, stream, J1, b, x, yp, lam, w.d, w.rx)
     grad_x_g(model, levels, stream, J2, b, x, wy, -lam, w.d, w.rx)

@@ -229,6 +229,9 @@ class BWork(NamedTuple):
     zero: np.ndarray  # zeros (a zero vector in the z slot)
     none: np.ndarray  # (0,): no vector in the z slot (dispatch: skipped)
     lam: np.ndarray   # (1,) F2SA's multiplier lambda_k
+    # (b,) int64: a multi-step block's current batch (the next is drawn
+    # ahead into the level's perm)
+    jbuf: np.ndarray
 
 
 class BConfig(NamedTuple):
@@ -259,7 +262,7 @@ class BConfig(NamedTuple):
     blocks: bool
 
 
-def make_bwork(dx, dy):
+def make_bwork(dx, dy, batch_size):
     def vec(d):
         return np.zeros(d)
     xs = {name: vec(dx) for name in ("ux", "ux2", "d", "d2", "vx", "rx",
@@ -267,4 +270,5 @@ def make_bwork(dx, dy):
     ys = {name: vec(dy) for name in ("r", "r2", "w1", "w2", "s", "s2", "hv",
                                      "vy", "gy", "gy2", "ry", "rz", "ty",
                                      "tz", "ypen", "zero")}
-    return BWork(**xs, **ys, none=np.zeros(0), lam=np.zeros(1))
+    return BWork(**xs, **ys, none=np.zeros(0), lam=np.zeros(1),
+                 jbuf=np.zeros(batch_size, dtype=np.int64))

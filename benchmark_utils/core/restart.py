@@ -44,7 +44,7 @@ def _correct(model, levels, it, w, cfg, stream):
     blocks = cfg.blocks
     x, y = it.x, it.y
     ids = fresh(stream, levels[F], b, blocks)
-    J = keep(levels[G], fresh(stream, levels[G], b, blocks), b)
+    J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
     ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
     ul_pass(model, levels, stream, ids, b, it.xp, it.yp, w.ux2, w.r2, w)
     inverse_hvp(model, levels, stream, cfg, False, False, True, x, y, w.r,

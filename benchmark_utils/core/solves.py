@@ -17,6 +17,7 @@ block is inlined into its family; the oracles it calls are compiled once.
 """
 from numba import njit
 
+from ..prefetch import prefetch_labels, prefetch_rows
 from ..rng import randint
 from ..sampling import draw_batch, draw_block
 from .oracles import level_mean, reg_at
@@ -28,20 +29,39 @@ NEUMANN, HIA, SGD_Z = 0, 1, 2  # inverse-Hessian solvers (BConfig.solver)
 @njit(cache=True, inline="always")
 def fresh(stream, lv, b, blocks):
     """A fresh batch of ``b`` samples of level ``lv`` (uniform subset, or a
-    contiguous block of its order): ``lv.perm[:b]``, returned."""
+    contiguous block of its order): ``lv.perm[:b]``, returned, its rows
+    (short rows, ``prefetch``) and labels requested from memory at once."""
     if blocks:
         draw_block(stream.rng, lv.order, lv.perm, b)
     else:
         draw_batch(stream.rng, lv.perm, b)
+    prefetch_rows(lv.X, lv.perm, b)
+    prefetch_labels(lv.yv, lv.perm, b)
     return lv.perm
 
 
 @njit(cache=True, inline="always")
-def keep(lv, ids, b):
-    """Copy a batch to ``lv.cur`` (kept while the level draws others)."""
+def keep(dst, ids, b):
+    """Copy a batch to ``dst`` (``lv.cur``: kept while the level draws
+    others; ``w.jbuf``: a multi-step block's current batch)."""
     for t in range(b):
-        lv.cur[t] = ids[t]
-    return lv.cur
+        dst[t] = ids[t]
+    return dst
+
+
+@njit(cache=True, inline="always")
+def step_batch(stream, lv, b, blocks, q, n_steps, w):
+    """The batch of step ``q`` of a block of ``n_steps`` fresh batches on
+    level ``lv``, with look-ahead: step 0 draws its own, and every step
+    draws the next one before it is computed, so that its rows arrive
+    during the computation.  The generator gives the batches in the same
+    order as drawing each at its step (nothing else draws in between)."""
+    if q == 0:
+        fresh(stream, lv, b, blocks)
+    ids = keep(w.jbuf, lv.perm, b)
+    if q + 1 < n_steps:
+        fresh(stream, lv, b, blocks)
+    return ids
 
 
 @njit(cache=True, inline="always")
@@ -101,8 +121,8 @@ def phi(model, levels, stream, ids, b, x, y, s, ux, d, gy, with_gy, w):
 @njit(cache=True, inline="always")
 def sgd_y(model, levels, stream, T, beta, x, y, b, blocks, w):
     """B1: ``T`` SGD steps on y at fixed x, a fresh LL batch each."""
-    for _ in range(T):
-        ids = fresh(stream, levels[G], b, blocks)
+    for q in range(T):
+        ids = step_batch(stream, levels[G], b, blocks, q, T, w)
         grad_y_g(model, levels, stream, ids, b, x, y, w.gy, w)
         for k in range(y.shape[0]):
             y[k] -= beta * w.gy[k]
@@ -112,8 +132,8 @@ def sgd_y(model, levels, stream, T, beta, x, y, b, blocks, w):
 def sgd_z(model, levels, stream, Tz, gamma, x, y, z, r, b, blocks, w):
     """B2: ``T_z`` SGD steps on 1/2 z^T H z - r^T z, warm-started at z, a
     fresh LL batch each."""
-    for _ in range(Tz):
-        ids = fresh(stream, levels[G], b, blocks)
+    for q in range(Tz):
+        ids = step_batch(stream, levels[G], b, blocks, q, Tz, w)
         hvp(model, levels, stream, ids, b, x, y, z, w.hv, w)
         for k in range(z.shape[0]):
             z[k] -= gamma * (w.hv[k] - r[k])
@@ -141,12 +161,12 @@ def inverse_hvp(model, levels, stream, cfg, hia, full, two, x, y, r, s,
         for k in range(dy):
             w2[k] = r2[k]
             s2[k] = eta * r2[k]
-    for _ in range(n_steps):
+    for q in range(n_steps):
         if full:
             ids = lv.ident
             cnt = lv.N
         else:
-            ids = fresh(stream, lv, b, cfg.blocks)
+            ids = step_batch(stream, lv, b, cfg.blocks, q, n_steps, w)
             cnt = b
         for pt in range(2 if two else 1):
             if pt == 0:
