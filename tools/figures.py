@@ -163,7 +163,7 @@ def render(results, out, band=0.2, points=200):
                         f"base64,{data}\">")
     page = ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>"
             f"{html.escape(Path(results).name)}</title><style>body{{font-"
-            "family:sans-serif}}img{max-width:100%}</style></head><body>"
+            "family:sans-serif}img{max-width:100%}</style></head><body>"
             f"<h1>{html.escape(Path(results).name)}</h1>\n<p>Median over "
             f"repetitions, band: quantiles {band:g}–{1 - band:g}.</p>\n"
             + "\n".join(sections) + "\n</body></html>\n")
