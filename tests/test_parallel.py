@@ -1,0 +1,96 @@
+"""``benchopt run --parallel-config configs/parallel_dask.yml`` (README "Run
+on a cluster"): a two-solver sweep run on a local dask cluster gives the
+same curves, bit for bit, as the same sweep run sequentially; and the SLURM
+template is a config benchopt accepts (it is not submitted here)."""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from benchopt.parallel_backends import check_parallel_config
+
+ROOT = Path(__file__).resolve().parents[1]
+DASK_CONFIG = ROOT / "configs" / "parallel_dask.yml"
+SLURM_CONFIG = ROOT / "configs" / "parallel_slurm.yml"
+
+# Three runs (SOBA at two step sizes, SABA) on a small quadratic problem, a
+# few evaluations each; --no-cache: both sweeps are computed, none is read
+# from benchopt's result cache. The timeout is far above what the runs take
+# so that no run stops on time (the curves would then differ in length).
+SWEEP = ["-d", "Simulated[n=200,m=200,dim_x=3,dim_y=5]",
+         "-s", "SOBA[step_size=[0.05,0.1]]", "-s", "SABA",
+         "-n", "5", "-r", "1", "--timeout", "120",
+         "--no-plot", "--no-html", "--no-cache"]
+# What a run computes; time and the machine/environment columns differ.
+KEYS = ["dataset_name", "objective_name", "solver_name", "idx_rep",
+        "stop_val"]
+
+
+def run_sweep(output, *extra):
+    """The sweep through ``benchopt run`` in a subprocess (as
+    bench_helpers.run_benchopt); returns (results, stdout)."""
+    cmd = [sys.executable, "-m", "benchopt", "run", str(ROOT), *SWEEP,
+           "--output", str(output), *extra]
+    env = dict(os.environ, BENCHOPT_RAISE_ON_ERROR="true")
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    text = re.sub(r"\x1b\[[0-9;]*m", "", proc.stdout.replace("\r", "\n"))
+    return pd.read_parquet(output), text
+
+
+def curves(df):
+    metrics = sorted(c for c in df.columns if c.startswith("objective_")
+                     and c != "objective_name")
+    return (df[KEYS + metrics].sort_values(KEYS).reset_index(drop=True),
+            metrics)
+
+
+def test_a_sweep_on_a_local_dask_cluster_equals_the_sequential_sweep(
+        tmp_path):
+    pytest.importorskip(
+        "distributed", reason="the dask backend needs the `distributed` "
+        "package: pip install -r requirements.txt (or pip install "
+        "distributed)")
+    # outputs under tmp_path: benchopt writes an absolute --output there,
+    # outputs/ is left untouched and pytest removes the files
+    par, text = run_sweep(tmp_path / "dask.parquet",
+                          "--parallel-config", str(DASK_CONFIG))
+    assert "Distributed run with backend: dask" in text
+    seq, _ = run_sweep(tmp_path / "sequential.parquet")
+
+    par, metrics = curves(par)
+    seq, _ = curves(seq)
+    assert {"objective_value", "objective_grad_norm2",
+            "objective_n_samples"} <= set(metrics)
+    solvers = seq["solver_name"].unique()
+    assert len(solvers) == 3                    # SOBA x 2 step sizes, SABA
+    for s in solvers:                           # 0..5: -n 5 stops each
+        assert (seq["solver_name"] == s).sum() == 6
+    # same runs, same stops, and every metric bitwise equal (NaN == NaN)
+    pd.testing.assert_frame_equal(par[KEYS], seq[KEYS])
+    for m in metrics:
+        a, b = par[m].to_numpy(), seq[m].to_numpy()
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), m
+    assert np.isfinite(seq["objective_value"]).all()
+
+
+def test_the_parallel_configs_are_read_as_benchopt_reads_them():
+    dask = check_parallel_config(str(DASK_CONFIG), None)
+    assert dask["backend"] == "dask"
+    assert dask.get("dask_cluster", "local") == "local"
+    assert "dask_address" not in dask           # a local cluster
+    # -j N becomes the number of dask workers
+    assert check_parallel_config(str(DASK_CONFIG), 3)["n_jobs"] == 3
+
+    slurm = check_parallel_config(str(SLURM_CONFIG), None)
+    assert slurm["backend"] == "submitit"
+    # every other key goes to submitit.AutoExecutor.update_parameters
+    assert all(k.startswith("slurm_") for k in slurm if k != "backend")
+    # a quoted time stays "HH:MM:SS" (unquoted, YAML reads a number)
+    assert re.fullmatch(r"\d+:\d\d:\d\d", slurm["slurm_time"])
+    assert isinstance(slurm["slurm_additional_parameters"], dict)
