@@ -22,8 +22,9 @@ from .core import records
 from .core.baseline_loop import (GAUSS_SEIDEL, INNER, JACOBI, PENALTY,
                                  RESTART)
 from .core.solves import HIA, NEUMANN, SGD_Z
-from .pnpbo import (SAMPLING_CHOICES, _check_exponent, _check_integer,
-                    _check_positive, _check_unit, _is_number, block_orders)
+from .pnpbo import (SAMPLING_CHOICES, RunStatus, _check_exponent,
+                    _check_integer, _check_positive, _check_unit, _is_number,
+                    block_orders)
 from .rng import seed_state
 
 # name: (code, family, inverse-Hessian solver)
@@ -137,7 +138,7 @@ class BaselineConfig:
             blocks=bool(self.sampling == "blocks"))
 
 
-class BaselineRun:
+class BaselineRun(RunStatus):
     """State of one baseline run on a ``Problem``, advanced in place.
 
     ``x0, y0, z0`` are copied; the previous point starts at the starting
@@ -181,24 +182,6 @@ class BaselineRun:
     x = property(lambda self: self.iterates.x)
     y = property(lambda self: self.iterates.y)
     z = property(lambda self: self.iterates.z)
-    counters = property(lambda self: self.stream.counters)
-
-    @property
-    def iteration(self):
-        return int(self.counters[records.K_ITER])
-
-    @property
-    def n_samples(self):
-        return int(self.counters[records.N_SAMPLES])
-
-    @property
-    def diverged(self):
-        return bool(self.counters[records.STATUS] == records.DIVERGED)
-
-    def result(self):
-        """Copies of the iterates, the sample count and the status."""
-        return dict(x=self.x.copy(), y=self.y.copy(), z=self.z.copy(),
-                    n_samples=self.n_samples, diverged=self.diverged)
 
 
 # --------------------------------------------------------------------------

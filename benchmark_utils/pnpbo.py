@@ -187,7 +187,34 @@ def block_orders(rng, n, m):
     return tuple(out)
 
 
-class PnPBORun:
+class RunStatus:
+    """Counters and result of a run held in the records of ``core.records``
+    (``self.stream``; ``self.x, self.y, self.z``): shared by ``PnPBORun``
+    and ``baselines.BaselineRun``."""
+
+    @property
+    def counters(self):
+        return self.stream.counters
+
+    @property
+    def iteration(self):
+        return int(self.counters[records.K_ITER])
+
+    @property
+    def n_samples(self):
+        return int(self.counters[records.N_SAMPLES])
+
+    @property
+    def diverged(self):
+        return bool(self.counters[records.STATUS] == records.DIVERGED)
+
+    def result(self):
+        """Copies of the iterates, the sample count and the status."""
+        return dict(x=self.x.copy(), y=self.y.copy(), z=self.z.copy(),
+                    n_samples=self.n_samples, diverged=self.diverged)
+
+
+class PnPBORun(RunStatus):
     """State of one run of Algorithm 1 on a ``Problem``, advanced in place.
 
     ``x0, y0, z0`` are copied; the previous iterate starts at the starting
@@ -236,24 +263,3 @@ class PnPBORun:
             if name in fields:
                 return getattr(self.__dict__[rec], name)
         raise AttributeError(name)
-
-    @property
-    def counters(self):
-        return self.stream.counters
-
-    @property
-    def iteration(self):
-        return int(self.counters[records.K_ITER])
-
-    @property
-    def n_samples(self):
-        return int(self.counters[records.N_SAMPLES])
-
-    @property
-    def diverged(self):
-        return bool(self.counters[records.STATUS] == records.DIVERGED)
-
-    def result(self):
-        """Copies of the iterates, the sample count and the status."""
-        return dict(x=self.x.copy(), y=self.y.copy(), z=self.z.copy(),
-                    n_samples=self.n_samples, diverged=self.diverged)
