@@ -120,8 +120,9 @@ class BaselineConfig:
     def eta(self):
         return self.step_size / self.z_ratio
 
-    def numeric(self):
-        """The ``records.BConfig`` of this (validated) configuration."""
+    def numeric(self, cross_in_data=True):
+        """The ``records.BConfig`` of this (validated) configuration
+        (``cross_in_data``: the task's ``TaskSpec`` field)."""
         code, family, solver = ALGORITHMS[self.algorithm]
         T = 1 if self.algorithm == "TTSA" else int(self.n_inner_steps)
         return records.BConfig(
@@ -135,7 +136,8 @@ class BaselineConfig:
             lmbda0=float(self.lmbda0), delta=float(self.delta_lmbda),
             exp_w=float(self.exponent_w),
             exp_delta=float(self.exponent_delta),
-            blocks=bool(self.sampling == "blocks"))
+            blocks=bool(self.sampling == "blocks"),
+            cross=bool(cross_in_data))
 
 
 class BaselineRun(RunStatus):
@@ -169,7 +171,7 @@ class BaselineRun(RunStatus):
         self.work = records.make_bwork(dx, dy, config.batch_size)
         self.work.ypen[:] = y0
         self.work.lam[0] = config.lmbda0
-        self.cfg = config.numeric()
+        self.cfg = config.numeric(p.spec.cross_in_data)
 
     def run(self, n_iter):
         """Advance ``n_iter`` outer iterations (fewer if the run

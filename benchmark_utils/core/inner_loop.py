@@ -38,6 +38,7 @@ def inner_iteration(model, levels, it, w, cfg, stream, k):
                     False, x, y, w.r, w.s, x, y, w.r2, w.s2, w)
         z[:] = w.s
     ids = fresh(stream, levels[G], b, blocks)
-    phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, False, w)
+    phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, False,
+        cfg.cross, w)
     for c in range(x.shape[0]):
         x[c] -= alpha_k * w.d[c]

@@ -43,10 +43,11 @@ def jacobi_iteration(model, levels, it, w, cfg, stream, k):
         ul_pass(model, levels, stream, ids, b, it.xp, it.yp, w.ux2, w.r2, w)
     inverse_hvp(model, levels, stream, cfg, cfg.solver == HIA, False, two,
                 x, y, w.r, w.s, it.xp, it.yp, w.r2, w.s2, w)
-    phi(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, True, w)
+    phi(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, True,
+        cfg.cross, w)
     if two:
         phi(model, levels, stream, J, b, it.xp, it.yp, w.s2, w.ux2, w.d2,
-            w.gy2, True, w)
+            w.gy2, True, cfg.cross, w)
     a_k = schedule(cfg.storm_a, cfg.exp_a, k)
     storm(w.vy, w.gy, w.gy2, a_k, not two)
     storm(w.vx, w.d, w.d2, a_k, not two)
@@ -87,10 +88,11 @@ def fsla_iteration(model, levels, it, w, cfg, stream, k):
     if not first:
         ul_pass(model, levels, stream, ids, b, it.xp, it.yp, w.ux2, w.r2, w)
     ids = fresh(stream, levels[G], b, blocks)
-    phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, False, w)
+    phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, False,
+        cfg.cross, w)
     if not first:
         phi(model, levels, stream, ids, b, it.xp, it.yp, it.zp, w.ux2, w.d2,
-            w.gy, False, w)
+            w.gy, False, cfg.cross, w)
     storm(w.vx, w.d, w.d2, schedule(cfg.storm_a, cfg.exp_a, k), first)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     for c in range(x.shape[0]):

@@ -260,6 +260,7 @@ class BConfig(NamedTuple):
     exp_w: float
     exp_delta: float
     blocks: bool
+    cross: bool        # the task's g data part depends on x (TaskSpec)
 
 
 def make_bwork(dx, dy, batch_size):

@@ -31,7 +31,7 @@ def _restart(model, levels, it, w, cfg, stream):
     inverse_hvp(model, levels, stream, cfg, False, True, False, x, y, w.r,
                 w.s, x, y, w.r2, w.s2, w)
     phi(model, levels, stream, lg.ident, lg.N, x, y, w.s, w.ux, w.vx, w.vy,
-        True, w)
+        True, cfg.cross, w)
     it.xp[:] = x
     it.yp[:] = y
     it.z[:] = w.s
@@ -49,9 +49,10 @@ def _correct(model, levels, it, w, cfg, stream):
     ul_pass(model, levels, stream, ids, b, it.xp, it.yp, w.ux2, w.r2, w)
     inverse_hvp(model, levels, stream, cfg, False, False, True, x, y, w.r,
                 w.s, it.xp, it.yp, w.r2, w.s2, w)
-    phi(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, True, w)
+    phi(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, True,
+        cfg.cross, w)
     phi(model, levels, stream, J, b, it.xp, it.yp, w.s2, w.ux2, w.d2, w.gy2,
-        True, w)
+        True, cfg.cross, w)
     for c in range(x.shape[0]):
         w.vx[c] += w.d[c] - w.d2[c]
     for c in range(y.shape[0]):

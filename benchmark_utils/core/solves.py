@@ -21,7 +21,7 @@ from ..prefetch import prefetch_labels, prefetch_rows
 from ..rng import randint
 from ..sampling import draw_batch, draw_block
 from .oracles import level_mean, reg_at
-from .records import F, G
+from .records import F, G, N_SAMPLES
 
 NEUMANN, HIA, SGD_Z = 0, 1, 2  # inverse-Hessian solvers (BConfig.solver)
 
@@ -99,17 +99,24 @@ def ul_pass(model, levels, stream, ids, b, x, y, ux, r, w):
 
 
 @njit(cache=True, inline="always")
-def phi(model, levels, stream, ids, b, x, y, s, ux, d, gy, with_gy, w):
+def phi(model, levels, stream, ids, b, x, y, s, ux, d, gy, with_gy, cross,
+        w):
     """B5, one LL call at ``(x, y)`` with ``s`` in the z slot: ``d = ux -
     X_J s + rx(x, y, s)`` (= Phi_{I,J}(x, y, s) with ``ux`` from the UL
     call) and, ``with_gy``, ``gy = grad_y g_J(x, y)`` from the same call
-    (same batch, point and vector: one call, docs/baselines.md §1)."""
+    (same batch, point and vector: one call, docs/baselines.md §1).
+    Without ``cross`` (the task's g data part has no x) and without
+    ``with_gy``, the data part of X_J s is zero: the call is counted (as
+    every call, docs/baselines.md §1), not computed."""
     d[:] = ux
     if with_gy:
         gy[:] = 0.0
-    level_mean(G, model, levels, stream, ids, b, x, y, s, 1.0,
-               1.0 if with_gy else 0.0, 0.0, d, gy if with_gy else w.ty,
-               w.tz)
+    if with_gy or cross:
+        level_mean(G, model, levels, stream, ids, b, x, y, s, 1.0,
+                   1.0 if with_gy else 0.0, 0.0, d, gy if with_gy else w.ty,
+                   w.tz)
+    else:
+        stream.counters[N_SAMPLES] += b
     reg_at(model, x, y, s, w.rx, w.ry, w.rz)
     for k in range(d.shape[0]):
         d[k] += w.rx[k]

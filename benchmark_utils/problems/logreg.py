@@ -138,4 +138,5 @@ SPEC = TaskSpec(
     starting_point=logistic_starting_point(np.log(0.01)),
     check=check_pm1_labels,
     metrics="metrics:GLMMetrics",
-    oracle="exact_glm:LogReg")
+    oracle="exact_glm:LogReg",
+    cross_in_data=False)

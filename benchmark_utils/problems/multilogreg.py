@@ -147,4 +147,5 @@ SPEC = TaskSpec(
     starting_point=logistic_starting_point(np.log(0.01)),
     check=check_class_labels,
     metrics="metrics:GLMMetrics",
-    oracle="exact_glm:MultiLogReg")
+    oracle="exact_glm:MultiLogReg",
+    cross_in_data=False)

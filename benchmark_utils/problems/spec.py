@@ -25,7 +25,11 @@ Fields:
 - ``metrics``: ``"module:Class"`` (in ``benchmark_utils``) of the metric
   evaluator, built as ``Class(data)`` from the dataset dict;
 - ``oracle``: ``"module:Class"`` of the exact full-batch oracle behind the
-  metrics, built as ``Class(**data)``.
+  metrics, built as ``Class(**data)``;
+- ``cross_in_data`` (default True): whether the data part of g depends on
+  x (hess_xy G_j != 0); False when x enters g only through the exact
+  regularisation (logreg, multilogreg), where a baseline's hypergradient
+  needs no LL data pass for X_J s (docs/baselines.md §1).
 
 The metric evaluator and the oracle are named, not imported: they pull in
 scipy and the exact-metric kernels, and ``metrics`` itself reads the
@@ -56,6 +60,7 @@ class TaskSpec:
     check: Callable
     metrics: str
     oracle: str
+    cross_in_data: bool = True
 
     def metrics_class(self):
         return resolve(self.metrics)
