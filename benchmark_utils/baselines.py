@@ -24,7 +24,7 @@ from .core.baseline_loop import (GAUSS_SEIDEL, INNER, JACOBI, PENALTY,
 from .core.solves import HIA, NEUMANN, SGD_Z
 from .pnpbo import (SAMPLING_CHOICES, RunStatus, _check_exponent,
                     _check_integer, _check_positive, _check_unit, _is_number,
-                    block_orders)
+                    block_orders, step_sizes)
 from .rng import seed_state
 
 # name: (code, family, inverse-Hessian solver)
@@ -108,17 +108,9 @@ class BaselineConfig:
                     f"batch_size={self.batch_size} > {label}={size}")
         return self
 
-    @property
-    def alpha(self):
-        return self.step_size / self.outer_ratio
-
-    @property
-    def beta(self):
-        return self.step_size
-
-    @property
-    def eta(self):
-        return self.step_size / self.z_ratio
+    alpha = property(lambda self: step_sizes(self)[0])
+    beta = property(lambda self: step_sizes(self)[1])
+    eta = property(lambda self: step_sizes(self)[2])
 
     def numeric(self, cross_in_data=True):
         """The ``records.BConfig`` of this (validated) configuration

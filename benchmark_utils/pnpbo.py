@@ -163,17 +163,17 @@ class PnPBOConfig:
         return [(name, None if name is None else getattr(self, name))
                 for name in names]
 
-    @property
-    def alpha(self):
-        return self.step_size / self.outer_ratio
+    alpha = property(lambda self: step_sizes(self)[0])
+    beta = property(lambda self: step_sizes(self)[1])
+    gamma = property(lambda self: step_sizes(self)[2])
 
-    @property
-    def beta(self):
-        return self.step_size
 
-    @property
-    def gamma(self):
-        return self.step_size / self.z_ratio
+def step_sizes(config):
+    """(alpha, beta, gamma) of a configuration in the project's convention:
+    beta = step_size, alpha = beta / outer_ratio, gamma = beta / z_ratio
+    (gamma is the Neumann/HIA scale eta of the baselines)."""
+    beta = config.step_size
+    return beta / config.outer_ratio, beta, beta / config.z_ratio
 
 
 def block_orders(rng, n, m):
