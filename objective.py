@@ -37,7 +37,10 @@ class Objective(BaseObjective):
     test_config = {"dataset": {"name": "Simulated"}}
 
     def set_data(self, task, X_train, y_train, X_val, y_val, X_test=None,
-                 y_test=None, **task_params):
+                 y_test=None, tuning_key=None, **task_params):
+        # tuning_key: the dataset's key in benchmark_utils/tuned.py, for
+        # the solvers' step_size=tuned (and the other TUNABLE parameters).
+        self.tuning_key = tuning_key
         data = dict(task=task, X_train=X_train, y_train=y_train,
                     X_val=X_val, y_val=y_val, X_test=X_test, y_test=y_test,
                     **task_params)
@@ -50,7 +53,8 @@ class Objective(BaseObjective):
     def get_objective(self):
         seed = self.get_seed(use_repetition=True)
         x0, y0, z0 = starting_point(self.problem, seed)
-        return dict(problem=self.problem, x0=x0, y0=y0, z0=z0, seed=seed)
+        return dict(problem=self.problem, x0=x0, y0=y0, z0=z0, seed=seed,
+                    dataset=getattr(self, "tuning_key", None))
 
     def evaluate_result(self, x, y, z, n_samples, diverged=False):
         return evaluate(self.metrics, x, y, z, n_samples, diverged)

@@ -10,7 +10,7 @@ import numpy as np
 from benchopt import BaseSolver
 
 from .pnpbo import PnPBOConfig, PnPBORun, _check_exponent, _check_integer
-from . import presets
+from . import presets, tuned
 from .presets import PRESETS, config_fields
 from .problem import make_problem
 
@@ -121,10 +121,13 @@ class PnPBOSolver(BaseSolver):
         """
         spec = self._entry()
         values = dict(spec["fixed"])
+        chosen = self._tuned({key.strip(): getattr(self, key.strip())
+                              for name in getattr(self, "parameters", {})
+                              for key in name.split(",")})
         for name in getattr(self, "parameters", {}):
             for key in name.split(","):
                 key = key.strip()
-                value = getattr(self, key)
+                value = chosen[key]
                 if key == "exponent_yz":
                     _check_exponent(key, value)
                 renames = spec.get("values", {}).get(key)
@@ -140,8 +143,18 @@ class PnPBOSolver(BaseSolver):
                 pass
         return PnPBOConfig(**values)
 
-    def set_objective(self, problem, x0, y0, z0, seed):
+    dataset = None  # the dataset's key in tuned.py, from set_objective
+
+    def _tuned(self, values):
+        """``values`` ({parameter: value}) with each ``'tuned'`` parameter
+        (``tuned.TUNABLE``) replaced by its tuned value on this dataset."""
+        defaults = {key: v[0] for key, v in
+                    getattr(self, "parameters", {}).items()}
+        return tuned.resolve(values, self.dataset, self.name, defaults)
+
+    def set_objective(self, problem, x0, y0, z0, seed, dataset=None):
         _check_integer("eval_freq", self.eval_freq, 1)
+        self.dataset = dataset  # key of step_size=tuned (tuned.py)
         self.cfg = self.config().validate(problem.n, problem.m)
         self.problem, self.seed = problem, seed
         self.x0, self.y0, self.z0 = x0, y0, z0
@@ -225,9 +238,10 @@ class BaselineSolver(PnPBOSolver):
         """The ``BaselineConfig`` of this solver instance (VRBO's period
         from ``period_frac`` once the problem's sizes are known)."""
         from .baselines import config_of
-        values = {key: getattr(self, key) for key in self.parameters}
+        values = self._tuned({key: getattr(self, key)
+                              for key in self.parameters})
         return config_of(self.algorithm, values, *self._sizes)
 
-    def set_objective(self, problem, x0, y0, z0, seed):
+    def set_objective(self, problem, x0, y0, z0, seed, dataset=None):
         self._sizes = (problem.n, problem.m)
-        super().set_objective(problem, x0, y0, z0, seed)
+        super().set_objective(problem, x0, y0, z0, seed, dataset)

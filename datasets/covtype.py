@@ -41,4 +41,5 @@ class Dataset(BaseDataset):
     def get_data(self):
         return covtype.covtype_task(
             self._arrays(), sizes=(self.n_train, self.n_val, self.n_test),
-            seed=self.get_seed(use_repetition=False))
+            seed=self.get_seed(use_repetition=False)) | dict(
+                tuning_key="covtype")

@@ -22,5 +22,7 @@ class Dataset(BaseDataset):
         """Nothing to fetch: scikit-learn ships the data."""
 
     def get_data(self):
-        return small.digits_task(ratio=self.ratio, l2_reg=self.l2_reg,
-                                 seed=self.get_seed(use_repetition=False))
+        return small.digits_task(
+            ratio=self.ratio, l2_reg=self.l2_reg,
+            seed=self.get_seed(use_repetition=False)) | dict(
+                tuning_key="digits")

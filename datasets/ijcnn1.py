@@ -41,4 +41,5 @@ class Dataset(BaseDataset):
     def get_data(self):
         return ijcnn1.ijcnn1_task(self._arrays(), n_train=self.n_train,
                                   n_val=self.n_val,
-                                  seed=self.get_seed(use_repetition=False))
+                                  seed=self.get_seed(use_repetition=False)
+                                  ) | dict(tuning_key="ijcnn1")

@@ -63,4 +63,6 @@ class Dataset(BaseDataset):
         return mnist.mnist_task(
             self._arrays(), n_train=self.n_train, n_val=self.n_val,
             n_test=self.n_test, ratio=self.ratio, l2_reg=self.l2_reg,
-            seed=self.get_seed(use_repetition=False))
+            seed=self.get_seed(use_repetition=False)) | dict(
+                tuning_key=("fashion-mnist" if self.variant == "fashion"
+                            else "mnist"))

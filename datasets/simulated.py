@@ -29,4 +29,5 @@ class Dataset(BaseDataset):
             n=self.n, m=self.m, dim_x=self.dim_x, dim_y=self.dim_y,
             mu=self.mu, cond=self.cond, lam=self.lam, noise=self.noise,
             z_star_norm=self.z_star_norm,
-            seed=self.get_seed(use_repetition=False))
+            seed=self.get_seed(use_repetition=False)) | dict(
+                tuning_key="Simulated")

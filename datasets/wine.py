@@ -19,4 +19,6 @@ class Dataset(BaseDataset):
         """Nothing to fetch: scikit-learn ships the data."""
 
     def get_data(self):
-        return small.wine_task(seed=self.get_seed(use_repetition=False))
+        return small.wine_task(
+            seed=self.get_seed(use_repetition=False)) | dict(
+                tuning_key="wine")

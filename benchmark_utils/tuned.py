@@ -1,0 +1,176 @@
+"""Tuned parameters per (dataset, solver): what ``step_size=tuned`` means.
+
+A solver parameter among ``TUNABLE`` (``step_size``, ``outer_ratio``,
+``z_ratio``, ``R``) may be given the value ``"tuned"``: the solver then
+takes that parameter's value for its dataset from ``TUNED``
+(``TUNED[dataset][solver][parameter]``), and benchopt's result names keep
+saying ``step_size=tuned`` (the number is in this file and in the README's
+"Tuned parameters" table, never hidden behind a number that is not the one
+used).  A parameter without a tuned value keeps its default when the entry
+does not list it (``z_ratio`` = 1 everywhere it is not listed); a solver or
+dataset without an entry is an error that names the ones that have one.
+
+The dataset key is the dataset's ``tuning_key`` (its name; ``mnist`` with
+``variant=fashion`` is ``fashion-mnist``), passed by the Objective.
+
+Where the values come from
+--------------------------
+- PnPBO-family solvers on ``Simulated``, ``digits``, ``breast_cancer``,
+  ``wine`` and ``fashion-mnist``: the sweeps ``configs/tune_<dataset>.yml``
+  (step_size in {0.01, 0.1, 1} x outer_ratio in {1e-4, ..., 10}, z_ratio =
+  1, one repetition), ranked by ``tools.select`` with the criterion stated
+  in ``SELECTION`` (README "Tuned parameters" gives the commands).  The
+  clipping radius ``R`` of the clipped solvers on the three scikit-learn
+  datasets is ``tools.z_radius``'s 2 x max ||z*(x)|| along exact
+  hypergradient descent, rounded up (``R_FROM_DATA``); Simulated keeps the
+  paper's R = 1 (its ||z*(x*)|| = 0.5 by construction) and Fashion-MNIST
+  the paper's R = 1 for MNIST.
+- The baselines and SOBA, SABA, SRBA on ``ijcnn1``, ``covtype`` and
+  ``mnist``: the public reference benchmark's tuned ``step_size`` and
+  ``outer_ratio`` (benchmark_bilevel's ``config/*_best_params.yml``, MNIST
+  at corruption 0.5), which the PnPBO paper reuses
+  (``../shared/BASELINES.md`` §4 for the baselines; SOBA, SABA, SRBA read
+  from the same files; the same numbers as in ``configs/paper_*.yml``).
+  SRBA's ``period`` there comes from its ``period_frac`` (period =
+  period_frac (n + m) / 64), written in the configs, not tunable here.
+"""
+import math
+
+TUNABLE = ("step_size", "outer_ratio", "z_ratio", "R")
+TUNED_VALUE = "tuned"
+
+# ||z*(x)|| from the data: ``python -m tools.z_radius digits breast_cancer
+# wine`` (max on the path 1.82, 11.9, 65.9 -> R = 4, 30, 200).
+R_FROM_DATA = {"digits": 4.0, "breast_cancer": 30.0, "wine": 200.0}
+
+# The selection criterion of each sweep: ``python -m tools.select
+# outputs/tune_<dataset>.parquet <arguments>`` ranks the configurations
+# (area under the curve of the metric over the first ``--budget`` epochs,
+# the curve held after a run's last point; diverged runs excluded) and its
+# ``--write`` config holds the best of each solver, copied below.
+SELECTION = {
+    "Simulated": "--metric objective_grad_norm2 --criterion auc --log "
+                 "--axis epochs --budget 100",
+    "digits": "--metric objective_value --criterion auc --axis epochs "
+              "--budget 5000",
+    "breast_cancer": "--metric objective_value --criterion auc "
+                     "--axis epochs --budget 2000",
+    "wine": "--metric objective_value --criterion auc --axis epochs "
+            "--budget 2000",
+}
+
+# {dataset: {solver: {parameter: value}}}; the comment after each entry is
+# its score under SELECTION (lower is better), best solver first.
+TUNED = {
+    "Simulated": {
+        "MA-SABA": dict(step_size=1.0, outer_ratio=1.0, R=1.0),  # -15.376
+        "SABA": dict(step_size=1.0, outer_ratio=10.0),  # -14.549
+        "SFFBA": dict(step_size=1.0, outer_ratio=10.0, R=1.0),  # -10.16
+        "SRBA": dict(step_size=0.1, outer_ratio=0.1, R=1.0),  # -7.2364
+        "MSEBA": dict(step_size=0.1, outer_ratio=0.1, R=1.0),  # -5.9798
+        "SPABA": dict(step_size=0.1, outer_ratio=0.1, R=1.0),  # -5.0478
+        "SOBA": dict(step_size=1.0, outer_ratio=1.0),  # -2.7013
+        "MA-SOBA": dict(step_size=0.1, outer_ratio=10.0),  # -2.2874
+        "SRMBA": dict(step_size=0.1, outer_ratio=1.0, R=1.0),  # -2.2458
+    },
+    "digits": {
+        "MA-SOBA": dict(step_size=0.1, outer_ratio=0.0001),  # 1.1811
+        "SABA": dict(step_size=0.1, outer_ratio=0.0001),  # 1.1813
+        "MA-SABA": dict(step_size=0.1, outer_ratio=0.0001, R=4.0),  # 1.1815
+        "SRMBA": dict(step_size=0.1, outer_ratio=0.001, R=4.0),  # 1.1848
+        "SFFBA": dict(step_size=1.0, outer_ratio=0.01, R=4.0),  # 1.1849
+        "SRBA": dict(step_size=0.01, outer_ratio=0.0001, R=4.0),  # 1.1859
+        "SOBA": dict(step_size=1.0, outer_ratio=0.001),  # 1.1859
+        "SPABA": dict(step_size=0.01, outer_ratio=0.0001, R=4.0),  # 1.186
+        "MSEBA": dict(step_size=0.01, outer_ratio=0.0001, R=4.0),  # 1.186
+    },
+    "breast_cancer": {
+        "SOBA": dict(step_size=1.0, outer_ratio=0.1),  # 0.062921
+        "SABA": dict(step_size=1.0, outer_ratio=10.0),  # 0.066421
+        "MA-SABA": dict(step_size=1.0, outer_ratio=10.0, R=30.0),  # 0.066442
+        "MA-SOBA": dict(step_size=0.1, outer_ratio=1.0),  # 0.068064
+        "SRBA": dict(step_size=1.0, outer_ratio=10.0, R=30.0),  # 0.069148
+        "SPABA": dict(step_size=1.0, outer_ratio=10.0, R=30.0),  # 0.069937
+        "SFFBA": dict(step_size=1.0, outer_ratio=10.0, R=30.0),  # 0.070304
+        "MSEBA": dict(step_size=1.0, outer_ratio=10.0, R=30.0),  # 0.07041
+        "SRMBA": dict(step_size=0.1, outer_ratio=1.0, R=30.0),  # 0.071913
+    },
+    "wine": {
+        "SOBA": dict(step_size=1.0, outer_ratio=0.1),  # 0.1168
+        "SABA": dict(step_size=0.1, outer_ratio=0.1),  # 0.12008
+        "MA-SABA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12022
+        "MA-SOBA": dict(step_size=0.1, outer_ratio=0.1),  # 0.12025
+        "SRBA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12255
+        "SFFBA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12289
+        "SRMBA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12304
+        "MSEBA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12311
+        "SPABA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12509
+    },
+}
+
+# benchmark_bilevel's tuned (step_size, outer_ratio) for the baselines
+# (BASELINES.md §4; MNIST: corruption 0.5).
+_REFERENCE = {
+    "ijcnn1": {"SOBA": (0.03125, 0.01), "SABA": (0.125, 1.0),
+               "SRBA": (0.25, 1.0),
+               "StocBiO": (0.125, 1.0), "AmIGO": (0.125, 0.31623),
+               "BSA": (0.5, 0.01), "TTSA": (0.5, 0.031623),
+               "SUSTAIN": (0.5, 0.1), "MRBO": (0.5, 0.031623),
+               "VRBO": (0.0625, 1.0), "FSLA": (0.03125, 0.01)},
+    "covtype": {"SOBA": (1.0, 0.01), "SRBA": (0.03125, 0.01),
+                "StocBiO": (0.0625, 0.01), "AmIGO": (0.03125, 0.1),
+                "BSA": (0.5, 0.01), "TTSA": (0.5, 0.01),
+                "SUSTAIN": (0.5, 0.01), "MRBO": (1.0, 0.01),
+                "VRBO": (0.25, 0.01), "FSLA": (1.0, 0.01)},
+    "mnist": {"SOBA": (1.0, 1e-4), "SABA": (0.1, 1e-3),
+              "SRBA": (0.001, 1e-5),
+              "StocBiO": (0.01, 1e-5), "AmIGO": (0.001, 1e-5),
+              "BSA": (0.1, 1e-5), "TTSA": (0.1, 1e-5),
+              "SUSTAIN": (0.1, 1e-4), "MRBO": (0.1, 1e-4),
+              "VRBO": (0.1, 1e-4), "FSLA": (1.0, 1e-4),
+              "F2SA": (0.1, 1e-4)},
+}
+for _dataset, _solvers in _REFERENCE.items():
+    for _solver, (_step, _ratio) in _solvers.items():
+        TUNED.setdefault(_dataset, {})[_solver] = dict(
+            step_size=_step, outer_ratio=_ratio)
+
+
+def is_tuned(value):
+    """Whether a parameter value asks for the tuned value."""
+    return isinstance(value, str) and value.strip().lower() == TUNED_VALUE
+
+
+def tuned_values(dataset, solver):
+    """``{parameter: value}`` tuned for ``solver`` on ``dataset``; a clear
+    error when there is none."""
+    if dataset is None:
+        raise ValueError(
+            f"{solver}: a parameter is 'tuned' but the dataset is unknown "
+            "(tuned values need the Objective's dataset key); give numbers")
+    entry = TUNED.get(dataset, {}).get(solver)
+    if entry is None:
+        have = sorted(d for d, solvers in TUNED.items() if solver in solvers)
+        raise ValueError(
+            f"{solver} has no tuned parameters on dataset {dataset!r} "
+            f"(it has on: {have or 'none'}; benchmark_utils/tuned.py, "
+            "README 'Tuned parameters'); give numbers instead of 'tuned'")
+    return entry
+
+
+def resolve(values, dataset, solver, defaults):
+    """``values`` with every ``'tuned'`` parameter replaced by its tuned
+    value (its default in ``defaults`` where the entry lists none).
+
+    Only ``TUNABLE`` parameters may be tuned; another parameter set to
+    ``'tuned'`` keeps the string, for the configuration's validation to
+    name it."""
+    asked = [k for k in TUNABLE if k in values and is_tuned(values[k])]
+    if not asked:
+        return dict(values)
+    entry = tuned_values(dataset, solver)
+    out = dict(values)
+    for key in asked:
+        value = entry.get(key, defaults.get(key))
+        out[key] = math.inf if value == "inf" else value
+    return out
