@@ -174,3 +174,37 @@ def resolve(values, dataset, solver, defaults):
         value = entry.get(key, defaults.get(key))
         out[key] = math.inf if value == "inf" else value
     return out
+
+
+def _number(value):
+    return "inf" if value == math.inf else f"{value:g}"
+
+
+def markdown_table(datasets=None):
+    """The tuned values as a Markdown table, one row per solver and one
+    column per dataset: ``step_size / outer_ratio`` (and ``R``)."""
+    datasets = list(datasets or TUNED)
+    solvers = []
+    for dataset in datasets:
+        solvers += [s for s in TUNED[dataset] if s not in solvers]
+    rows = ["| solver | " + " | ".join(datasets) + " |",
+            "|---" * (len(datasets) + 1) + "|"]
+    for solver in solvers:
+        cells = []
+        for dataset in datasets:
+            entry = TUNED[dataset].get(solver)
+            if entry is None:
+                cells.append("—")
+                continue
+            cell = (f"{_number(entry['step_size'])} / "
+                    f"{_number(entry['outer_ratio'])}")
+            if "R" in entry:
+                cell += f", R {_number(entry['R'])}"
+            cells.append(cell)
+        rows.append(f"| {solver} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    import sys
+    print(markdown_table(sys.argv[1:] or None))

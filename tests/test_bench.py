@@ -4,6 +4,8 @@ import by name, the targets load from their data file, and a bad solver
 name is refused; baseline solvers are accepted and timed."""
 import json
 
+import pytest
+
 import bench_helpers  # noqa: F401 (puts the repository on sys.path)
 from tools.bench import cli, probes, settings, shapes
 
@@ -81,3 +83,24 @@ def test_quick_baseline_run_is_finite(capsys, tmp_path):
     assert not res["diverged"] and res["samples_per_iter"] > 128
     assert set(figures["steady"]) == {"StocBiO", "SOBA"}
     assert math.isfinite(figures["baseline_ns_x_soba"]["StocBiO"])
+
+
+def test_anchor_versus_pairs_our_solver_with_a_reference_one():
+    """--versus MA-SOBA=SOBA: MA-SOBA is timed, the reference runs SOBA,
+    and the ratio divides by the reference's SOBA."""
+    from tools.bench.anchor import parse_args, table_rows
+    args = parse_args(["--solvers", "SOBA", "--versus",
+                       "MA-SOBA=SOBA,SFFBA=SABA", "--shapes", "ijcnn1",
+                       "--samplings", "blocks"])
+    assert args.solvers == ["SOBA", "MA-SOBA", "SFFBA"]
+    assert args.reference_solvers == ["SOBA", "SABA"]
+    rounds = [dict(reference={"SOBA|ijcnn1": 50.0, "SABA|ijcnn1": 400.0},
+                   ours={"SOBA|ijcnn1|blocks": dict(us_per_iter=40.0),
+                         "MA-SOBA|ijcnn1|blocks": dict(us_per_iter=45.0),
+                         "SFFBA|ijcnn1|blocks": dict(us_per_iter=60.0)})]
+    rows = table_rows(rounds, args.solvers, args.shapes, args.samplings,
+                      args.versus)
+    ratio = {row["solver"]: row["blocks_ratio"][0] for row in rows}
+    assert ratio == {"SOBA": 0.8, "MA-SOBA": 0.9, "SFFBA": 0.15}
+    with pytest.raises(SystemExit):
+        parse_args(["--versus", "MA-SOBA"])

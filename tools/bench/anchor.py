@@ -184,14 +184,18 @@ def joined(values, formatter):
     return " / ".join(formatter(v) for v in values)
 
 
-def table_rows(rounds, solvers, shapes, samplings):
+def table_rows(rounds, solvers, shapes, samplings, versus=None):
     """Rows of the final table: per (solver, shape), each round's ours
-    (per sampling), reference, and ours / reference."""
+    (per sampling), the reference's (its solver ``versus[name]``, the same
+    name by default), and ours / reference."""
+    versus = versus or {}
     rows = []
     for name in solvers:
+        against = versus.get(name, name)
         for shape in shapes:
-            ref = [r["reference"].get(f"{name}|{shape}") for r in rounds]
-            row = dict(solver=name, shape=shape, reference_us=ref)
+            ref = [r["reference"].get(f"{against}|{shape}") for r in rounds]
+            row = dict(solver=name, against=against, shape=shape,
+                       reference_us=ref)
             for sampling in samplings:
                 ours = [r["ours"].get(f"{name}|{shape}|{sampling}", {})
                         .get("us_per_iter") for r in rounds]
@@ -211,7 +215,9 @@ def print_final(rows, samplings, n_rounds):
     cells = []
     for row in rows:
         cells.append(
-            [row["solver"], row["shape"]]
+            [row["solver"] + ("" if row.get("against", row["solver"])
+                              == row["solver"] else
+                              f" vs {row['against']}"), row["shape"]]
             + [joined(row[f"{s}_us"], fmt_us) for s in samplings]
             + [joined(row["reference_us"], fmt_us)]
             + [joined(row[f"{s}_ratio"], lambda v: fmt(v, ".2f"))
@@ -244,6 +250,11 @@ def parse_args(argv=None):
     parser.add_argument("--shapes", default=",".join(DATASETS),
                         help="comma-separated shapes among "
                         f"{','.join(DATASETS)} (default: all three)")
+    parser.add_argument("--versus", default="",
+                        help="OURS=REF,...: time our solver OURS against the "
+                        "reference's REF (e.g. MA-SOBA=SOBA,SFFBA=SABA: the "
+                        "issue's comparisons of solvers the reference does "
+                        "not have); OURS is added to --solvers")
     parser.add_argument("--rounds", type=int, default=2,
                         help="rounds of (reference, ours) (default: 2)")
     parser.add_argument("--samplings", default="blocks,uniform",
@@ -269,7 +280,17 @@ def parse_args(argv=None):
     split = (lambda text: [s.strip() for s in text.split(",") if s.strip()])
     args.solvers, args.shapes = split(args.solvers), split(args.shapes)
     args.samplings = split(args.samplings)
+    pairs = [p.split("=", 1) for p in split(args.versus)]
+    if any(len(p) != 2 for p in pairs):
+        parser.error(f"--versus takes OURS=REF pairs, got {args.versus!r}")
+    args.versus = {a.strip(): b.strip() for a, b in pairs}
+    args.solvers += [s for s in args.versus if s not in args.solvers]
+    args.reference_solvers = list(dict.fromkeys(
+        args.versus.get(s, s) for s in args.solvers))
     known = list(PRESETS) + list(baseline_names())
+    bad = [s for s in args.reference_solvers if s not in known]
+    if bad:
+        parser.error(f"unknown reference solvers {bad}; choose from {known}")
     bad = [s for s in args.solvers if s not in known]
     if bad or not args.solvers:
         parser.error(f"unknown solvers {bad}; choose from {known}")
@@ -313,7 +334,8 @@ def main(argv=None):
             print(f"\n--- round {k + 1}: reference (load "
                   f"{fmt(rnd['load_reference'], '.2f')})", flush=True)
             t0 = time.perf_counter()
-            cells = run_reference(args.harness, args.solvers, args.shapes,
+            cells = run_reference(args.harness, args.reference_solvers,
+                                  args.shapes,
                                   raw_dir / f"{stamp}_round{k + 1}.jsonl")
             rnd["reference_s"] = time.perf_counter() - t0
             for (name, shape), rec in cells.items():
@@ -331,7 +353,8 @@ def main(argv=None):
         rnd["ours"] = {"|".join(key): res for key, res in ours.items()}
         rnd["load_end"] = load_avg()
         rounds.append(rnd)
-    rows = table_rows(rounds, args.solvers, args.shapes, args.samplings)
+    rows = table_rows(rounds, args.solvers, args.shapes, args.samplings,
+                      args.versus)
     print_final(rows, args.samplings, len(rounds))
     print("  load averages (1 min) reference / ours per round: " + "; ".join(
         f"r{r['round']} {fmt(r.get('load_reference'), '.2f')} / "
