@@ -57,6 +57,8 @@ SELECTION = {
                      "--axis epochs --budget 2000",
     "wine": "--metric objective_value --criterion auc --axis epochs "
             "--budget 2000",
+    "fashion-mnist": "--metric objective_value --criterion auc "
+                     "--axis epochs --budget 20",
 }
 
 # {dataset: {solver: {parameter: value}}}; the comment after each entry is
@@ -105,6 +107,17 @@ TUNED = {
         "SRMBA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12304
         "MSEBA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12311
         "SPABA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12509
+    },
+    "fashion-mnist": {
+        "MA-SOBA": dict(step_size=0.01, outer_ratio=1e-05),  # 0.74855
+        "SOBA": dict(step_size=0.1, outer_ratio=1e-05),  # 0.7611
+        "MA-SABA": dict(step_size=0.01, outer_ratio=1e-05, R=1.0),  # 0.78089
+        "SABA": dict(step_size=0.01, outer_ratio=1e-05),  # 0.78163
+        "SRMBA": dict(step_size=0.01, outer_ratio=1e-05, R=1.0),  # 0.8058
+        "SFFBA": dict(step_size=0.01, outer_ratio=1e-05, R=1.0),  # 0.84783
+        "SRBA": dict(step_size=0.01, outer_ratio=1e-05, R=1.0),  # 0.89242
+        "SPABA": dict(step_size=0.1, outer_ratio=1e-05, R=1.0),  # 0.90033
+        "MSEBA": dict(step_size=0.1, outer_ratio=1e-05, R=1.0),  # 0.91349
     },
 }
 

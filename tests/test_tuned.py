@@ -161,3 +161,16 @@ def test_radius_is_what_z_radius_gives(dataset):
     assert out["grad_norm2"] <= 1e-5 * out["grad_norm2_0"]
     assert out["max"] > 1.0
     assert round_up(2 * out["max"]) == tuned.R_FROM_DATA[dataset]
+
+
+def test_paper_mnist_uses_the_fashion_mnist_tuning():
+    """configs/paper_mnist.yml's PnPBO algorithms: the values tuned on
+    Fashion-MNIST (the paper publishes none)."""
+    spec = yaml.safe_load(
+        Path(ROOT, "configs", "paper_mnist.yml").read_text())
+    for name in ("SPABA", "SFFBA", "MSEBA", "MA-SABA"):
+        line = next(s for s in spec["solver"] if s.startswith(name + "["))
+        values = dict(re.findall(r"(step_size|outer_ratio)=([^,\]]+)", line))
+        entry = TUNED["fashion-mnist"][name]
+        assert float(values["step_size"]) == entry["step_size"], line
+        assert float(values["outer_ratio"]) == entry["outer_ratio"], line
