@@ -54,9 +54,9 @@ SELECTION = {
     "digits": "--metric objective_value --criterion auc --axis epochs "
               "--budget 5000",
     "breast_cancer": "--metric objective_value --criterion auc "
-                     "--axis epochs --budget 2000",
+                     "--axis epochs --budget 100000",
     "wine": "--metric objective_value --criterion auc --axis epochs "
-            "--budget 2000",
+            "--budget 100000",
     "fashion-mnist": "--metric objective_value --criterion auc "
                      "--axis epochs --budget 20",
 }
@@ -87,26 +87,26 @@ TUNED = {
         "MSEBA": dict(step_size=0.01, outer_ratio=0.0001, R=4.0),  # 1.186
     },
     "breast_cancer": {
-        "SOBA": dict(step_size=1.0, outer_ratio=0.1),  # 0.062921
-        "SABA": dict(step_size=1.0, outer_ratio=10.0),  # 0.066421
-        "MA-SABA": dict(step_size=1.0, outer_ratio=10.0, R=30.0),  # 0.066442
-        "MA-SOBA": dict(step_size=0.1, outer_ratio=1.0),  # 0.068064
-        "SRBA": dict(step_size=1.0, outer_ratio=10.0, R=30.0),  # 0.069148
-        "SPABA": dict(step_size=1.0, outer_ratio=10.0, R=30.0),  # 0.069937
-        "SFFBA": dict(step_size=1.0, outer_ratio=10.0, R=30.0),  # 0.070304
-        "MSEBA": dict(step_size=1.0, outer_ratio=10.0, R=30.0),  # 0.07041
-        "SRMBA": dict(step_size=0.1, outer_ratio=1.0, R=30.0),  # 0.071913
+        "MA-SOBA": dict(step_size=0.1, outer_ratio=1.0),  # 0.036636
+        "SABA": dict(step_size=0.1, outer_ratio=1.0),  # 0.03666
+        "MA-SABA": dict(step_size=0.1, outer_ratio=1.0, R=30.0),  # 0.036661
+        "SRMBA": dict(step_size=0.1, outer_ratio=1.0, R=30.0),  # 0.041045
+        "SFFBA": dict(step_size=0.1, outer_ratio=1.0, R=30.0),  # 0.041074
+        "SRBA": dict(step_size=0.1, outer_ratio=1.0, R=30.0),  # 0.041111
+        "MSEBA": dict(step_size=0.1, outer_ratio=1.0, R=30.0),  # 0.041197
+        "SPABA": dict(step_size=0.1, outer_ratio=1.0, R=30.0),  # 0.041225
+        "SOBA": dict(step_size=1.0, outer_ratio=0.1),  # 0.042646
     },
     "wine": {
-        "SOBA": dict(step_size=1.0, outer_ratio=0.1),  # 0.1168
-        "SABA": dict(step_size=0.1, outer_ratio=0.1),  # 0.12008
-        "MA-SABA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12022
-        "MA-SOBA": dict(step_size=0.1, outer_ratio=0.1),  # 0.12025
-        "SRBA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12255
-        "SFFBA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12289
-        "SRMBA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12304
-        "MSEBA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12311
-        "SPABA": dict(step_size=0.1, outer_ratio=0.1, R=200.0),  # 0.12509
+        "SPABA": dict(step_size=1.0, outer_ratio=10.0, R=200.0),  # 0.1051
+        "MSEBA": dict(step_size=1.0, outer_ratio=10.0, R=200.0),  # 0.10511
+        "SRBA": dict(step_size=1.0, outer_ratio=10.0, R=200.0),  # 0.10512
+        "SFFBA": dict(step_size=1.0, outer_ratio=10.0, R=200.0),  # 0.10512
+        "SRMBA": dict(step_size=1.0, outer_ratio=10.0, R=200.0),  # 0.10512
+        "SABA": dict(step_size=0.1, outer_ratio=10.0),  # 0.10991
+        "MA-SABA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10991
+        "MA-SOBA": dict(step_size=0.1, outer_ratio=10.0),  # 0.10991
+        "SOBA": dict(step_size=1.0, outer_ratio=1.0),  # 0.114
     },
     "fashion-mnist": {
         "MA-SOBA": dict(step_size=0.01, outer_ratio=1e-05),  # 0.74855
