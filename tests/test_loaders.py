@@ -938,9 +938,13 @@ def dataset(name, **params):
     return instance
 
 
-def check_contract(data, task, sizes, n_features, n_classes=None):
+def check_contract(data, task, sizes, n_features, n_classes=None, key=None):
+    """``key``: the ``tuning_key`` a benchopt dataset adds (its name in
+    benchmark_utils/tuned.py); the loaders' own dicts have none."""
     assert data["task"] == task
-    assert set(data) == set(SPLITS) | {"task"} | CONTRACT[task]
+    assert data.get("tuning_key") == key
+    assert set(data) - {"tuning_key"} == (set(SPLITS) | {"task"}
+                                          | CONTRACT[task])
     for part, n in zip(("train", "val", "test"), sizes):
         X, y = data[f"X_{part}"], data[f"y_{part}"]
         assert X.shape == (n, n_features) and y.shape == (n,)
@@ -965,7 +969,7 @@ def check_contract(data, task, sizes, n_features, n_classes=None):
 def test_offline_datasets(name, task, sizes, n_features, n_classes):
     ds = dataset(name)
     data = ds.get_data()
-    check_contract(data, task, sizes, n_features, n_classes)
+    check_contract(data, task, sizes, n_features, n_classes, key=name)
     np.testing.assert_allclose(data["X_train"].mean(0), 0, atol=1e-10)
     again = dataset(name).get_data()
     for key in SPLITS:
@@ -997,7 +1001,7 @@ def test_download_datasets_with_local_files(tmp_path, monkeypatch):
     write_mnist(tmp_path / "mnist")
     assert classes["mnist"].local_data_available(variant="mnist")
     data = ds.get_data()
-    check_contract(data, "datacleaning", (16, 8, 10), 784, 10)
+    check_contract(data, "datacleaning", (16, 8, 10), 784, 10, key="mnist")
     assert (tmp_path / "cache" / "mnist.npz").is_file()
 
     (tmp_path / "ijcnn1").mkdir()
@@ -1005,13 +1009,13 @@ def test_download_datasets_with_local_files(tmp_path, monkeypatch):
     write(tmp_path / "ijcnn1" / "ijcnn1.t", libsvm_text(25, 1)[0])
     assert classes["ijcnn1"].local_data_available()
     data = dataset("ijcnn1", n_train=None, n_val=20).get_data()
-    check_contract(data, "logreg", (40, 20, 20), 22)
+    check_contract(data, "logreg", (40, 20, 20), 22, key="ijcnn1")
 
     (tmp_path / "covtype").mkdir()
     write(tmp_path / "covtype" / "covtype.data.gz", covtype_csv(60, 0)[0])
     assert classes["covtype"].local_data_available()
     data = dataset("covtype", n_train=30, n_val=15, n_test=15).get_data()
-    check_contract(data, "multilogreg", (30, 15, 15), 54, 7)
+    check_contract(data, "multilogreg", (30, 15, 15), 54, 7, key="covtype")
     assert sorted(os.listdir(tmp_path / "cache")) == [
         "covtype.npz", "ijcnn1.npz", "mnist.npz"]
     with warnings.catch_warnings():
