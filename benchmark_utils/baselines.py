@@ -15,8 +15,6 @@ as ``c / (k + 1)^e`` over outer iterations k.
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from . import engine
 from .core import records
 from .core.baseline_loop import (GAUSS_SEIDEL, INNER, JACOBI, PENALTY,
@@ -24,8 +22,7 @@ from .core.baseline_loop import (GAUSS_SEIDEL, INNER, JACOBI, PENALTY,
 from .core.solves import HIA, NEUMANN, SGD_Z
 from .pnpbo import (SAMPLING_CHOICES, RunStatus, _check_exponent,
                     _check_integer, _check_positive, _check_unit, _is_number,
-                    block_orders, step_sizes)
-from .rng import seed_state
+                    step_sizes)
 
 # name: (code, family, inverse-Hessian solver)
 ALGORITHMS = {
@@ -142,28 +139,12 @@ class BaselineRun(RunStatus):
     """
 
     def __init__(self, problem, config, x0, y0, z0, seed):
-        config.validate(problem.n, problem.m)
-        self.problem = problem
-        self.config = config
-        p = problem
-        dx, dy = p.dim_x, p.dim_y
-        x0, y0, z0 = (np.asarray(v, dtype=np.float64) for v in (x0, y0, z0))
-        if x0.shape != (dx,) or y0.shape != (dy,) or z0.shape != (dy,):
-            raise ValueError(
-                f"starting point shapes must be x0: ({dx},), y0: ({dy},), "
-                f"z0: ({dy},); got {x0.shape}, {y0.shape}, {z0.shape}")
-        self.model = records.Model(int(p.code), p.params)
-        self.stream = records.make_stream(seed_state(seed))
-        self.orders = None
-        if config.sampling == "blocks":
-            self.orders = block_orders(self.stream.rng, p.n, p.m)
-        self.levels = records.make_levels(p, "one", config.batch_size,
-                                          self.orders)
-        self.iterates = records.make_iterates(x0, y0, z0)
-        self.work = records.make_bwork(dx, dy, config.batch_size)
-        self.work.ypen[:] = y0
+        self._start(problem, config, x0, y0, z0, seed, "one")
+        self.work = records.make_bwork(problem.dim_x, problem.dim_y,
+                                       config.batch_size)
+        self.work.ypen[:] = self.iterates.y
         self.work.lam[0] = config.lmbda0
-        self.cfg = config.numeric(p.spec.cross_in_data)
+        self.cfg = config.numeric(problem.spec.cross_in_data)
 
     def run(self, n_iter):
         """Advance ``n_iter`` outer iterations (fewer if the run

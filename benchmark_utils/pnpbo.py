@@ -190,7 +190,33 @@ def block_orders(rng, n, m):
 class RunStatus:
     """Counters and result of a run held in the records of ``core.records``
     (``self.stream``; ``self.x, self.y, self.z``): shared by ``PnPBORun``
-    and ``baselines.BaselineRun``."""
+    and ``baselines.BaselineRun``, with the records both build alike."""
+
+    def _start(self, problem, config, x0, y0, z0, seed, table):
+        """Validate, then the records every run starts from: the model, the
+        generator seeded from ``seed`` (under ``sampling="blocks"`` each
+        level's order, a full Fisher-Yates shuffle drawn from it before
+        iteration 0, f then g), the levels (``table``: ``"full"`` when the
+        run keeps per-sample tables, else ``"one"``) and copies of the
+        starting point."""
+        config.validate(problem.n, problem.m)
+        self.problem = problem
+        self.config = config
+        p = problem
+        dx, dy = p.dim_x, p.dim_y
+        x0, y0, z0 = (np.asarray(v, dtype=np.float64) for v in (x0, y0, z0))
+        if x0.shape != (dx,) or y0.shape != (dy,) or z0.shape != (dy,):
+            raise ValueError(
+                f"starting point shapes must be x0: ({dx},), y0: ({dy},), "
+                f"z0: ({dy},); got {x0.shape}, {y0.shape}, {z0.shape}")
+        self.model = records.Model(int(p.code), p.params)
+        self.stream = records.make_stream(seed_state(seed))
+        self.orders = None
+        if config.sampling == "blocks":
+            self.orders = block_orders(self.stream.rng, p.n, p.m)
+        self.levels = records.make_levels(p, table, config.batch_size,
+                                          self.orders)
+        self.iterates = records.make_iterates(x0, y0, z0)
 
     @property
     def counters(self):
@@ -223,30 +249,9 @@ class PnPBORun(RunStatus):
     """
 
     def __init__(self, problem, config, x0, y0, z0, seed):
-        config.validate(problem.n, problem.m)
-        self.problem = problem
-        self.config = config
-        p = problem
-        dx, dy = p.dim_x, p.dim_y
-        x0 = np.asarray(x0, dtype=np.float64)
-        y0 = np.asarray(y0, dtype=np.float64)
-        z0 = np.asarray(z0, dtype=np.float64)
-        if x0.shape != (dx,) or y0.shape != (dy,) or z0.shape != (dy,):
-            raise ValueError(
-                f"starting point shapes must be x0: ({dx},), y0: ({dy},), "
-                f"z0: ({dy},); got {x0.shape}, {y0.shape}, {z0.shape}")
-        self.model = records.Model(int(p.code), p.params)
-        self.stream = records.make_stream(seed_state(seed))
-        # blocks: each level's order, a full Fisher-Yates shuffle drawn from
-        # the run's generator before iteration 0 (f, then g)
-        self.orders = None
-        if config.sampling == "blocks":
-            self.orders = block_orders(self.stream.rng, p.n, p.m)
-        self.levels = records.make_levels(
-            p, "full" if config.uses_table else "one", config.batch_size,
-            self.orders)
-        self.iterates = records.make_iterates(x0, y0, z0)
-        self.work = records.make_work(dx, dy, N_RULE)
+        self._start(problem, config, x0, y0, z0, seed,
+                    "full" if config.uses_table else "one")
+        self.work = records.make_work(problem.dim_x, problem.dim_y, N_RULE)
         self.cfg = records.make_config(config)
 
     def run(self, n_iter):

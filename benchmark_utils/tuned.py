@@ -184,8 +184,7 @@ def resolve(values, dataset, solver, defaults):
     entry = tuned_values(dataset, solver)
     out = dict(values)
     for key in asked:
-        value = entry.get(key, defaults.get(key))
-        out[key] = math.inf if value == "inf" else value
+        out[key] = entry.get(key, defaults.get(key))
     return out
 
 
