@@ -9,6 +9,7 @@ import math
 from numba import njit
 
 from .inner_loop import inner_iteration
+from .jit import NO_REFCOUNT
 from .momentum import fsla_iteration, jacobi_iteration
 from .penalty import f2sa_iteration
 from .records import DIVERGED, K_ITER, STATUS
@@ -26,7 +27,7 @@ def _finite(it, w):
     return math.isfinite(total)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def baseline_loop(model, levels, it, w, cfg, stream, n_iter):
     """Run ``n_iter`` outer iterations in place on the records."""
     counters = stream.counters

@@ -18,6 +18,7 @@ from .records import F, G
 from .solves import (HIA, SGD_Z, fresh, inverse_hvp, phi, sgd_y, sgd_z,
                      ul_pass)
 from .steps import schedule
+from .jit import copy_into
 
 
 @njit(cache=True, inline="always")
@@ -36,7 +37,7 @@ def inner_iteration(model, levels, it, w, cfg, stream, k):
     else:
         inverse_hvp(model, levels, stream, cfg, cfg.solver == HIA, False,
                     False, x, y, w.r, w.s, x, y, w.r2, w.s2, w)
-        z[:] = w.s
+        copy_into(z, w.s)
     ids = fresh(stream, levels[G], b, blocks)
     phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, False,
         cfg.cross, w)

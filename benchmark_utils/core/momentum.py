@@ -27,6 +27,7 @@ from .records import F, G
 from .solves import (HIA, fresh, grad_y_g, hvp, inverse_hvp, keep, phi,
                      storm, ul_pass)
 from .steps import schedule
+from .jit import copy_into
 
 
 @njit(cache=True, inline="always")
@@ -59,7 +60,7 @@ def jacobi_iteration(model, levels, it, w, cfg, stream, k):
     for c in range(y.shape[0]):
         it.yp[c] = y[c]
         y[c] -= beta_k * w.vy[c]
-    it.z[:] = w.s
+    copy_into(it.z, w.s)
 
 
 @njit(cache=True, inline="always")
@@ -69,8 +70,8 @@ def fsla_iteration(model, levels, it, w, cfg, stream, k):
     blocks = cfg.blocks
     x, y, z = it.x, it.y, it.z
     first = k == 0
-    it.yp[:] = y
-    it.zp[:] = z
+    copy_into(it.yp, y)
+    copy_into(it.zp, z)
     ids = fresh(stream, levels[G], b, blocks)
     grad_y_g(model, levels, stream, ids, b, x, y, w.gy, w)
     beta_k = schedule(cfg.beta, cfg.exp_y, k)

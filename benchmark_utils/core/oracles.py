@@ -25,11 +25,12 @@ site).  ``passes.full_pass`` is the single-loop family's own pass.
 from numba import njit
 
 from ..problems.dispatch import gradx_g, reg, reg_gradx
+from .jit import NO_REFCOUNT
 from .passes import _apply, _coef
 from .records import B_CUR, B_CX, B_CY, B_CZ, F, N_SAMPLES
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def level_mean(part, model, levels, stream, ids, count, x, y, w, cx, cy, cz,
                ox, oy, oz):
     """Add ``c_d * mean_{q in ids[:count]} D^d_q(x, y, w)`` (data parts of
@@ -60,7 +61,7 @@ def level_mean(part, model, levels, stream, ids, count, x, y, w, cx, cy, cz,
         _apply(is_f, model, lv, ids, start, c, CX, CY, CZ, ox, oy, oz)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def reg_at(model, x, y, w, rx, ry, rz):
     """Exact deterministic parts at ``(x, y)`` with ``w`` in the z slot
     (written): ``rx = grad_x f_reg - hess_xy R w``, ``ry = grad_y R``,
@@ -68,7 +69,7 @@ def reg_at(model, x, y, w, rx, ry, rz):
     reg(model.task, model.params, x, y, w, rx, ry, rz)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def grad_x_g(model, levels, stream, ids, count, x, y, c, ox, rx):
     """``ox += c * grad_x g_J(x, y)`` = c (mean_J grad_x G_j + grad_x R)
     (F2SA), counting ``count``; ``rx`` is scratch."""

@@ -20,6 +20,7 @@ from numba import njit
 from .records import F, G
 from .solves import fresh, inverse_hvp, keep, phi, ul_pass
 from .steps import schedule
+from .jit import copy_into
 
 
 @njit(cache=True, inline="always")
@@ -32,9 +33,9 @@ def _restart(model, levels, it, w, cfg, stream):
                 w.s, x, y, w.r2, w.s2, w)
     phi(model, levels, stream, lg.ident, lg.N, x, y, w.s, w.ux, w.vx, w.vy,
         True, cfg.cross, w)
-    it.xp[:] = x
-    it.yp[:] = y
-    it.z[:] = w.s
+    copy_into(it.xp, x)
+    copy_into(it.yp, y)
+    copy_into(it.z, w.s)
 
 
 @njit(cache=True, inline="always")
@@ -57,9 +58,9 @@ def _correct(model, levels, it, w, cfg, stream):
         w.vx[c] += w.d[c] - w.d2[c]
     for c in range(y.shape[0]):
         w.vy[c] += w.gy[c] - w.gy2[c]
-    it.xp[:] = x
-    it.yp[:] = y
-    it.z[:] = w.s
+    copy_into(it.xp, x)
+    copy_into(it.yp, y)
+    copy_into(it.z, w.s)
 
 
 @njit(cache=True, inline="always")

@@ -25,12 +25,13 @@ from ..estimators import (IS_FULL, PAGE, batch_weights, has_table,
 from ..problems.dispatch import reg
 from .counting import count_batch, count_full
 from .draw import draw_ahead, draw_large, take
+from .jit import NO_REFCOUNT, copy_into
 from .passes import full_pass, sampled_pass
 from .records import DIVERGED, F, G, K_ITER, STATUS
 from .steps import take_steps
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFCOUNT)
 def single_loop(model, levels, it, w, cfg, stream, n_iter):
     """Run ``n_iter`` iterations in place on the records (``records``)."""
     counters = stream.counters
@@ -88,7 +89,7 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
             done_g = exact
             if fill:
                 for d in range(3):
-                    tvec[d][:] = fvec[d]
+                    copy_into(tvec[d], fvec[d])
 
         draw_ahead(stream, levels, b, any_page, cfg.blocks)
 
@@ -103,7 +104,7 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
         if sf:
             for d in range(3):
                 if tmask[d] != 0.0:
-                    fvec[d][:] = evec[d]
+                    copy_into(fvec[d], evec[d])
         for part in range(2):  # one call site (see passes)
             is_f = part == F
             if not (batch_f if is_f else batch_g):
@@ -122,7 +123,7 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
                                         b / (W[d, 0] * lv.N))
         for d in range(3):
             if rules[d, IS_FULL] != 0.0:
-                evec[d][:] = fvec[d]
+                copy_into(evec[d], fvec[d])
 
         # Exact deterministic parts at u_k, MA on x, the three steps.
         reg(model.task, model.params, x, y, z, w.rx, w.ry, w.rz)

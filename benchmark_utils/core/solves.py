@@ -22,6 +22,7 @@ from ..rng import randint
 from ..sampling import draw_batch, draw_block
 from .oracles import level_mean, reg_at
 from .records import F, G, N_SAMPLES
+from .jit import copy_into
 
 NEUMANN, HIA, SGD_Z = 0, 1, 2  # inverse-Hessian solvers (BConfig.solver)
 
@@ -108,7 +109,7 @@ def phi(model, levels, stream, ids, b, x, y, s, ux, d, gy, with_gy, cross,
     Without ``cross`` (the task's g data part has no x) and without
     ``with_gy``, the data part of X_J s is zero: the call is counted (as
     every call, docs/baselines.md §1), not computed."""
-    d[:] = ux
+    copy_into(d, ux)
     if with_gy:
         gy[:] = 0.0
     if with_gy or cross:

@@ -1,0 +1,47 @@
+"""The core's loops compile without numba's reference counting
+(``core.jit``): what that switch promises and the helper it needs."""
+import numpy as np
+import pytest
+from numba import njit
+from numba.core.errors import NumbaError
+
+from benchmark_utils.core import baseline_loop, oracles, single_loop
+from benchmark_utils.core.jit import NO_REFCOUNT, copy_into
+
+# Every function a loop calls per iteration with records of arrays.
+LOOPS = [single_loop.single_loop, baseline_loop.baseline_loop,
+         oracles.level_mean, oracles.reg_at, oracles.grad_x_g]
+
+
+def test_numba_has_the_switch():
+    # numba 0.68 (requirements.txt) has it: the loops are compiled without
+    # the runtime, not silently with it.
+    assert NO_REFCOUNT == {"_nrt": False}
+
+
+@pytest.mark.parametrize("fn", LOOPS, ids=lambda f: f.__name__)
+def test_loops_compile_without_refcounts(fn):
+    assert fn.targetoptions.get("_nrt") is False
+
+
+def test_allocation_is_refused_at_compile_time():
+    # "Nothing is allocated inside the loop" is checked by the compiler.
+    @njit(**NO_REFCOUNT)
+    def allocates(n):
+        return np.zeros(n).sum()
+
+    with pytest.raises(NumbaError, match="NRT"):
+        allocates(3)
+
+
+def test_copy_into_is_slice_assignment():
+    @njit(**NO_REFCOUNT)
+    def copy(dst, src):
+        copy_into(dst, src)
+
+    src = np.random.default_rng(0).standard_normal(7)
+    dst = np.zeros(7)
+    copy(dst, src)
+    assert np.array_equal(dst, src)
+    # the arrays stay usable from Python (no reference was dropped)
+    assert dst.base is None and np.isfinite(dst).all()
