@@ -29,11 +29,10 @@ _FAST = {"reassoc", "contract", "nsz"}
 
 @njit(cache=True)
 def grad_coef(K, t, off, C, label):
-    """Logits in ``K[t, off:off+C]`` -> ``s - e_label``; return log-sum-exp
-    (so that CE = lse - u_label)."""
-    lse = softmax_row(K, t, off, C)
+    """Logits in ``K[t, off:off+C]`` -> ``s - e_label`` (the losses
+    themselves are the metrics' business: ``exact_kernels``)."""
+    softmax_row(K, t, off, C)
     K[t, off + label] -= 1.0
-    return lse
 
 
 @njit(cache=True)

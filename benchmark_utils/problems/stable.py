@@ -4,7 +4,7 @@
     phi'(t)  = -sigma(-t) = -1 / (1 + e^t)
     phi''(t) = sigma(t) sigma(-t)
     sigma(u) = 1 / (1 + e^{-u})
-    log-sum-exp with the max shifted out.
+    softmax with the max shifted out.
 
 Every branch only exponentiates non-positive numbers, so nothing overflows
 for any finite input.
@@ -43,8 +43,8 @@ def logistic_d1_d2(t):
 
 @njit(cache=True, inline="always")
 def softmax_row(K, t, off, C):
-    """Replace ``K[t, off:off + C]`` (logits) by their softmax; return the
-    log-sum-exp of the logits (max shifted out)."""
+    """Replace ``K[t, off:off + C]`` (logits) by their softmax (max shifted
+    out)."""
     mx = K[t, off]
     for c in range(1, C):
         if K[t, off + c] > mx:
@@ -56,4 +56,3 @@ def softmax_row(K, t, off, C):
         s += e
     for c in range(C):
         K[t, off + c] /= s
-    return mx + math.log(s)
