@@ -4,8 +4,6 @@
 iteration whose iterate is not finite).  The families are inlined here, so
 the oracles they call are compiled into this one function.
 """
-import math
-
 from numba import njit
 
 from .inner_loop import inner_iteration
@@ -14,17 +12,18 @@ from .momentum import fsla_iteration, jacobi_iteration
 from .penalty import f2sa_iteration
 from .records import DIVERGED, K_ITER, STATUS
 from .restart import vrbo_iteration
+from .steps import not_finite
 
 INNER, JACOBI, GAUSS_SEIDEL, RESTART, PENALTY = range(5)  # BConfig.family
 
 
 @njit(cache=True, inline="always")
 def _finite(it, w):
-    total = 0.0
+    bad = False
     for v in (it.x, it.y, it.z, w.ypen):
         for c in range(v.shape[0]):
-            total += v[c]
-    return math.isfinite(total)
+            bad |= not_finite(v[c])
+    return not bad
 
 
 @njit(cache=True, **NO_REFCOUNT)

@@ -10,8 +10,6 @@ with ``c / (k + 1)^e`` step sizes; u_{k-1} <- u_k on the way.  The estimate
 (regularisation, estimate, moving average, step).  Returns whether the new
 iterate is finite (the run stops at the first one that is not).
 """
-import math
-
 from numba import njit
 
 from ..estimators import clip_norm, moving_average
@@ -26,6 +24,15 @@ def schedule(c, e, k):
 
 
 @njit(cache=True, inline="always")
+def not_finite(v):
+    """Whether ``v`` is inf or NaN (then ``v - v`` is NaN): a comparison
+    whose OR over a vector the compiler vectorises, where a running sum (a
+    serial chain of additions without fastmath) took 27 us per iteration
+    over MNIST's 20 000-dimensional x."""
+    return (v - v) != 0.0
+
+
+@njit(cache=True, inline="always")
 def take_steps(cfg, it, w, k):
     """The three steps, MA on x and clipping of z; True if u_{k+1} is
     finite."""
@@ -34,7 +41,7 @@ def take_steps(cfg, it, w, k):
     b_k = schedule(cfg.beta, cfg.exp_y, k)
     g_k = schedule(cfg.gamma, cfg.exp_z, k)
     first = k == 0
-    total = 0.0
+    bad = False
     for c in range(x.shape[0]):
         v = w.rx[c] + w.ex[c]
         if cfg.ma_on:
@@ -42,12 +49,12 @@ def take_steps(cfg, it, w, k):
         w.vx[c] = v
         it.xp[c] = x[c]
         x[c] -= a_k * v
-        total += x[c]
+        bad |= not_finite(x[c])
     for c in range(y.shape[0]):
         it.yp[c] = y[c]
         it.zp[c] = z[c]
         y[c] -= b_k * (w.ey[c] + w.ry[c])
         z[c] -= g_k * (w.ez[c] + w.rz[c])
-        total += y[c] + z[c]
+        bad |= not_finite(y[c]) | not_finite(z[c])
     clip_norm(z, cfg.R)
-    return math.isfinite(total)
+    return not bad
