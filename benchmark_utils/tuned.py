@@ -56,7 +56,7 @@ SELECTION = {
     "breast_cancer": "--metric objective_value --criterion auc "
                      "--axis epochs --budget 100000",
     "wine": "--metric objective_value --criterion auc --axis epochs "
-            "--budget 100000",
+            "--budget 1000000",
     "fashion-mnist": "--metric objective_value --criterion auc "
                      "--axis epochs --budget 20",
 }
@@ -98,15 +98,15 @@ TUNED = {
         "SOBA": dict(step_size=1.0, outer_ratio=0.1),  # 0.042646
     },
     "wine": {
-        "SPABA": dict(step_size=1.0, outer_ratio=10.0, R=200.0),  # 0.1051
-        "MSEBA": dict(step_size=1.0, outer_ratio=10.0, R=200.0),  # 0.10511
-        "SRBA": dict(step_size=1.0, outer_ratio=10.0, R=200.0),  # 0.10512
-        "SFFBA": dict(step_size=1.0, outer_ratio=10.0, R=200.0),  # 0.10512
-        "SRMBA": dict(step_size=1.0, outer_ratio=10.0, R=200.0),  # 0.10512
-        "SABA": dict(step_size=0.1, outer_ratio=10.0),  # 0.10991
-        "MA-SABA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10991
-        "MA-SOBA": dict(step_size=0.1, outer_ratio=10.0),  # 0.10991
-        "SOBA": dict(step_size=1.0, outer_ratio=1.0),  # 0.114
+        "SFFBA": dict(step_size=1.0, outer_ratio=10.0, R=200.0),  # 0.1037
+        "MA-SOBA": dict(step_size=0.1, outer_ratio=10.0),  # 0.10441
+        "SABA": dict(step_size=0.1, outer_ratio=10.0),  # 0.10441
+        "MA-SABA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10441
+        "SPABA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10512
+        "SRBA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10512
+        "SRMBA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10513
+        "MSEBA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10513
+        "SOBA": dict(step_size=0.1, outer_ratio=0.1),  # 0.11453
     },
     "fashion-mnist": {
         "MA-SOBA": dict(step_size=0.01, outer_ratio=1e-05),  # 0.74855
