@@ -57,10 +57,17 @@ def _prefetch1(typingctx, arr, i):
 
 
 @njit(cache=True, inline="always")
+def _consecutive(idx, count):
+    """Whether ``idx[:count]`` are consecutive rows (a ``blocks`` batch that
+    does not wrap around the end of the order)."""
+    return idx[count - 1] - idx[0] == count - 1
+
+
+@njit(cache=True, inline="always")
 def prefetch_labels(yv, idx, count):
     """Prefetch the labels ``yv[idx[:count]]`` (one range when the indices
     are consecutive)."""
-    if idx[count - 1] - idx[0] == count - 1:
+    if _consecutive(idx, count):
         for off in range(0, count, LINE):
             _prefetch1(yv, idx[0] + off)
         return
@@ -76,7 +83,7 @@ def prefetch_rows(X, idx, count):
     p = X.shape[1]
     if p > MAX_ROW:
         return
-    if idx[count - 1] - idx[0] == count - 1:
+    if _consecutive(idx, count):
         first = idx[0]
         for off in range(0, min(count * p, BLOCK_LINES * LINE), LINE):
             _prefetch(X, first, off)

@@ -14,11 +14,11 @@ Optim. 2023, Alg. 1.)
 """
 from numba import njit
 
+from .jit import copy_into
 from .records import F, G
 from .solves import (HIA, SGD_Z, fresh, inverse_hvp, phi, sgd_y, sgd_z,
                      ul_pass)
 from .steps import schedule
-from .jit import copy_into
 
 
 @njit(cache=True, inline="always")

@@ -23,11 +23,11 @@ with a_k = storm_a / (k + 1)^exp_a.  (Yang, Ji, Liang, NeurIPS 2021, Alg.
 """
 from numba import njit
 
+from .jit import copy_into
 from .records import F, G
 from .solves import (HIA, fresh, grad_y_g, hvp, inverse_hvp, keep, phi,
                      storm, ul_pass)
 from .steps import schedule
-from .jit import copy_into
 
 
 @njit(cache=True, inline="always")

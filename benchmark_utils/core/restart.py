@@ -17,10 +17,10 @@ the reported z is the last s_N.
 """
 from numba import njit
 
+from .jit import copy_into
 from .records import F, G
 from .solves import fresh, inverse_hvp, keep, phi, ul_pass
 from .steps import schedule
-from .jit import copy_into
 
 
 @njit(cache=True, inline="always")

@@ -20,9 +20,9 @@ from numba import njit
 from ..prefetch import prefetch_labels, prefetch_rows
 from ..rng import randint
 from ..sampling import draw_batch, draw_block
+from .jit import copy_into
 from .oracles import level_mean, reg_at
 from .records import F, G, N_SAMPLES
-from .jit import copy_into
 
 NEUMANN, HIA, SGD_Z = 0, 1, 2  # inverse-Hessian solvers (BConfig.solver)
 
