@@ -7,9 +7,14 @@ the four tasks, with several chunkings of the run.
     python -m tools.iterate_hashes check    # compares, lists what differs
 
 The iterates are bitwise reproducible on one machine and build (the
-kernels use fastmath reassociation, so another CPU or numba version may
-round differently): the file records the machine it was made on, and
-``check`` says when it runs elsewhere.
+kernels use fastmath reassociation, and LLVM picks vector widths and
+reduction orders for the CPU it compiles for, so another CPU or numba
+version may round differently): the file holds one record per machine
+(CPU model, LLVM's name for the CPU, numba, numpy, Python), ``record``
+adds or replaces this machine's, and ``check`` compares with it (and says
+so when this machine has none).  The CPU model alone is not enough: two
+"AMD EPYC" machines of different generations (znver3 / znver5) round
+differently.
 """
 import hashlib
 import json
@@ -55,8 +60,29 @@ def machine():
                 break
     except OSError:
         pass
-    return dict(cpu=cpu or platform.processor(), numba=numba.__version__,
-                numpy=np.__version__, python=platform.python_version())
+    try:
+        from llvmlite.binding import get_host_cpu_name
+        llvm_cpu = get_host_cpu_name()
+    except ImportError:
+        llvm_cpu = ""
+    return dict(cpu=cpu or platform.processor(), llvm_cpu=llvm_cpu,
+                numba=numba.__version__, numpy=np.__version__,
+                python=platform.python_version())
+
+
+def records():
+    """The recorded fingerprints: a list of ``{machine, cases}``."""
+    if not FILE.exists():
+        return []
+    return json.loads(FILE.read_text())["records"]
+
+
+def record_of(machine_key):
+    """This machine's recorded cases, or None."""
+    for rec in records():
+        if rec["machine"] == machine_key:
+            return rec["cases"]
+    return None
 
 
 def datasets():
@@ -125,27 +151,35 @@ def main(argv=None):
     if argv not in (["record"], ["check"]):
         print(__doc__)
         return 2
+    here = machine()
+    if argv == ["check"] and record_of(here) is None:
+        print(f"no fingerprints recorded on this machine ({here}); "
+              f"recorded on: {[r['machine'] for r in records()]}.\n"
+              "Record them on a commit whose iterates you trust (git "
+              "stash, `record`, unstash), then `check`.")
+        return 2
     current = fingerprints()
     if argv == ["record"]:
-        FILE.write_text(json.dumps(dict(machine=machine(), n_iter=N_ITER,
-                                        cases=current), indent=1) + "\n")
-        print(f"{len(current)} fingerprints written to {FILE}")
+        kept = [r for r in records() if r["machine"] != here]
+        kept.append(dict(machine=here, cases=current))
+        FILE.write_text(json.dumps(dict(n_iter=N_ITER, records=kept),
+                                   indent=1) + "\n")
+        print(f"{len(current)} fingerprints of {here} written to {FILE} "
+              f"({len(kept)} machines)")
         return 0
-    ref = json.loads(FILE.read_text())
-    if ref["machine"] != machine():
-        print(f"note: recorded on {ref['machine']}, running on {machine()}")
-    bad_xyz = [k for k, v in ref["cases"].items()
+    ref = record_of(here)
+    bad_xyz = [k for k, v in ref.items()
                if current.get(k, {}).get("xyz") != v["xyz"]]
-    bad_n = [k for k, v in ref["cases"].items()
+    bad_n = [k for k, v in ref.items()
              if current.get(k, {}).get("n_samples") != v["n_samples"]]
     for k in bad_xyz:
         print(f"iterates differ: {k}")
     for k in bad_n:
-        print(f"n_samples differ: {k}: {ref['cases'][k]['n_samples']} -> "
+        print(f"n_samples differ: {k}: {ref[k]['n_samples']} -> "
               f"{current.get(k, {}).get('n_samples')}")
-    print(f"{len(ref['cases'])} cases: {len(bad_xyz)} with other iterates, "
+    print(f"{len(ref)} cases: {len(bad_xyz)} with other iterates, "
           f"{len(bad_n)} with another sample count")
-    return 1 if bad_xyz else 0
+    return 1 if bad_xyz or bad_n else 0
 
 
 if __name__ == "__main__":
