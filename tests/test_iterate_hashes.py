@@ -9,8 +9,6 @@ build, ``tools/iterate_hashes.json``) and is skipped, saying so,
 elsewhere; the properties that hold on any machine -- every
 case runs, stays finite, and gives the same bits whatever the chunking --
 are checked everywhere."""
-import json
-
 import pytest
 
 from tools import iterate_hashes as ih
@@ -22,7 +20,7 @@ def current():
 
 
 def test_every_case_runs_and_chunkings_agree_bitwise(current):
-    recs = json.loads(ih.FILE.read_text())["records"]
+    recs = ih.records()
     assert recs and all(set(current) == set(r["cases"]) for r in recs)
     assert all(v["iteration"] == ih.N_ITER for v in current.values())
     by_case = {}

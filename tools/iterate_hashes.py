@@ -13,8 +13,8 @@ version may round differently): the file holds one record per machine
 (CPU model, LLVM's name for the CPU, numba, numpy, Python), ``record``
 adds or replaces this machine's, and ``check`` compares with it (and says
 so when this machine has none).  The CPU model alone is not enough: two
-"AMD EPYC" machines of different generations (znver3 / znver5) round
-differently.
+"AMD EPYC" machines of different generations (the first record's and a
+znver5) round the quadratic task differently.
 """
 import hashlib
 import json
