@@ -17,7 +17,8 @@ import numpy as np
 from benchopt import BaseObjective
 
 from benchmark_utils.metrics import evaluate, make_metrics
-from benchmark_utils.solver_base import compile_core
+from benchmark_utils.data.storage import features_as
+from benchmark_utils.solver_base import compile_core, feature_dtype
 from benchmark_utils.stopping import ConvergenceCriterion
 from benchmark_utils.tasks import problem_from_data, starting_point
 
@@ -47,8 +48,11 @@ class Objective(BaseObjective):
         # Checks every array (test split included) before any work.
         self.problem = problem_from_data(task, X_train, y_train, X_val,
                                          y_val, X_test, y_test, **task_params)
-        self.metrics = make_metrics(data)
-        compile_core()  # outside every run's --timeout budget
+        # Features stored in float32 (dtype=float32 of a dataset) are scored
+        # on their exact float64 values: the data the solvers see.
+        self.metrics = make_metrics(features_as(data, "float64"))
+        # outside every run's --timeout budget
+        compile_core(feature_dtype(self.problem))
 
     def get_objective(self):
         seed = self.get_seed(use_repetition=True)

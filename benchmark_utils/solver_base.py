@@ -19,12 +19,21 @@ from .problem import make_problem
 COMMON = {key: [value] for key, value in presets.COMMON.items()}
 
 
-def _tiny_problem():
-    """A 4-sample quadratic problem, enough to trigger compilation."""
+def _tiny_problem(dtype=np.float64):
+    """A 4-sample quadratic problem with features of ``dtype`` (float64 or
+    float32), enough to trigger compilation."""
     rng = np.random.default_rng(0)
-    return make_problem("quadratic", rng.standard_normal((4, 3)),
-                        rng.standard_normal(4), rng.standard_normal((4, 3)),
+    return make_problem("quadratic",
+                        rng.standard_normal((4, 3)).astype(dtype),
+                        rng.standard_normal(4),
+                        rng.standard_normal((4, 3)).astype(dtype),
                         rng.standard_normal(4), [1, 2, 0.1, 0.0], 1, 2)
+
+
+def feature_dtype(problem=None):
+    """The dtype of ``problem``'s features (float64 without a problem):
+    the core compiles once per feature dtype (``problem.as_features``)."""
+    return np.float64 if problem is None else problem.Xg.dtype.type
 
 
 _CONFIG_FIELDS = set(PnPBOConfig.__dataclass_fields__)
@@ -38,27 +47,30 @@ def _rename(key, value, renames):
         f"{key} must be one of {list(renames)}, got {value!r}")
 
 
-_CORE_READY = False
+_CORE_READY = set()  # feature dtypes compiled in this process
 
 
-def compile_core():
+def compile_core(dtype=np.float64):
     """Compile the numba core (or load it from numba's cache), once per
     process.
 
     The core is one engine function whose argument types do not depend on
     the solver, the task or the data (the task and the estimators are
-    runtime codes, every array is C-contiguous float64 or int64), so two
-    iterations of any preset on a tiny problem compile everything a run
-    uses. benchopt 1.10 starts a run's ``--timeout`` clock *before*
-    ``warm_up()``; the Objective calls this from ``set_data`` and the
-    solvers from ``set_objective``, which benchopt does not time.
+    runtime codes, every array is C-contiguous float64 or int64) except the
+    features' dtype (float64, or float32 when the dataset stores them so),
+    so two iterations of any preset on a tiny problem with features of
+    ``dtype`` compile everything a run uses. benchopt 1.10 starts a run's
+    ``--timeout`` clock *before* ``warm_up()``; the Objective calls this
+    from ``set_data`` and the solvers from ``set_objective``, which
+    benchopt does not time.
     """
-    global _CORE_READY
-    if _CORE_READY:
+    dtype = np.dtype(dtype).type
+    if dtype in _CORE_READY:
         return False
-    PnPBORun(_tiny_problem(), PnPBOConfig(**PRESETS["SPABA"], batch_size=2),
+    PnPBORun(_tiny_problem(dtype),
+             PnPBOConfig(**PRESETS["SPABA"], batch_size=2),
              np.zeros(1), np.zeros(2), np.zeros(2), 0).run(2)
-    _CORE_READY = True
+    _CORE_READY.add(dtype)
     return True
 
 
@@ -98,9 +110,10 @@ class PnPBOSolver(BaseSolver):
     run_class = PnPBORun  # the state of a run: PnPBORun or BaselineRun
 
     @staticmethod
-    def compile():
-        """Compile this solver's numba entry once per process."""
-        compile_core()
+    def compile(dtype=np.float64):
+        """Compile this solver's numba entry once per process and feature
+        dtype."""
+        compile_core(dtype)
 
     def _entry(self):
         if isinstance(self.preset, str):
@@ -162,12 +175,13 @@ class PnPBOSolver(BaseSolver):
         # Built here, off the clock (under sampling=blocks it copies the
         # rows in the run's order: 0.1 s on covtype); run() uses it once.
         self.state = self.run_class(problem, self.cfg, x0, y0, z0, seed)
-        self.compile()  # untimed here (benchopt times warm_up; see above)
+        # untimed here (benchopt times warm_up; see above)
+        self.compile(feature_dtype(problem))
 
     def warm_up(self):
         """Compile (or load from numba's cache) the core; already done in
         ``set_objective``, so a no-op in a benchopt run."""
-        self.compile()
+        self.compile(feature_dtype(getattr(self, "problem", None)))
 
     def run(self, callback):
         if self.state is None or self.state.iteration > 0:
@@ -196,23 +210,23 @@ class PnPBOSolver(BaseSolver):
         return self.state.result()
 
 
-_BASELINES_READY = False
+_BASELINES_READY = set()  # feature dtypes compiled in this process
 
 
-def compile_baselines():
+def compile_baselines(dtype=np.float64):
     """Compile (or load from numba's cache) the baselines' entry
-    (``engine.run_baseline``) once per process: two outer iterations of
-    every family on a tiny problem."""
-    global _BASELINES_READY
-    if _BASELINES_READY:
+    (``engine.run_baseline``) once per process and feature dtype: two
+    outer iterations of every family on a tiny problem."""
+    dtype = np.dtype(dtype).type
+    if dtype in _BASELINES_READY:
         return False
     from .baselines import ALGORITHMS, BaselineConfig, BaselineRun
-    problem = _tiny_problem()
+    problem = _tiny_problem(dtype)
     for name in ALGORITHMS:
         BaselineRun(problem, BaselineConfig(
             algorithm=name, batch_size=2, n_inner_steps=1, n_z_steps=1, Q=1,
             period=1), np.zeros(1), np.zeros(2), np.zeros(2), 0).run(2)
-    _BASELINES_READY = True
+    _BASELINES_READY.add(dtype)
     return True
 
 
@@ -229,8 +243,8 @@ class BaselineSolver(PnPBOSolver):
         return BaselineRun
 
     @staticmethod
-    def compile():
-        compile_baselines()
+    def compile(dtype=np.float64):
+        compile_baselines(dtype)
 
     _sizes = (None, None)  # (n, m) of the problem, once it is known
 

@@ -1,5 +1,6 @@
 from benchopt import BaseDataset
 
+from benchmark_utils.data.storage import check_dtype, features_as
 from benchmark_utils.data import covtype, paths
 
 
@@ -18,7 +19,8 @@ class Dataset(BaseDataset):
     name = "covtype"
     requirements = ["pip::scikit-learn"]
 
-    parameters = {"n_train, n_val, n_test": [covtype.SIZES]}
+    parameters = {"n_train, n_val, n_test": [covtype.SIZES],
+                  "dtype": ["float64"]}
     test_parameters = {"n_train, n_val, n_test": [(2000, 500, 500)]}
 
     requires_download = True
@@ -39,7 +41,8 @@ class Dataset(BaseDataset):
         self._arrays()
 
     def get_data(self):
-        return covtype.covtype_task(
+        check_dtype(self.dtype)
+        return features_as(covtype.covtype_task(
             self._arrays(), sizes=(self.n_train, self.n_val, self.n_test),
-            seed=self.get_seed(use_repetition=False)) | dict(
+            seed=self.get_seed(use_repetition=False)), self.dtype) | dict(
                 tuning_key="covtype")

@@ -1,5 +1,6 @@
 from benchopt import BaseDataset
 
+from benchmark_utils.data.storage import check_dtype, features_as
 from benchmark_utils.data import ijcnn1, paths
 
 
@@ -19,7 +20,7 @@ class Dataset(BaseDataset):
     name = "ijcnn1"
     requirements = ["pip::libsvmdata>=0.5", "pip::scikit-learn"]
 
-    parameters = {"n_train": [None], "n_val": [None]}
+    parameters = {"n_train": [None], "n_val": [None], "dtype": ["float64"]}
     test_parameters = {"n_train": [500], "n_val": [300]}
 
     requires_download = True
@@ -39,7 +40,8 @@ class Dataset(BaseDataset):
         self._arrays()
 
     def get_data(self):
-        return ijcnn1.ijcnn1_task(self._arrays(), n_train=self.n_train,
-                                  n_val=self.n_val,
-                                  seed=self.get_seed(use_repetition=False)
-                                  ) | dict(tuning_key="ijcnn1")
+        check_dtype(self.dtype)
+        return features_as(ijcnn1.ijcnn1_task(
+            self._arrays(), n_train=self.n_train, n_val=self.n_val,
+            seed=self.get_seed(use_repetition=False)), self.dtype) | dict(
+                tuning_key="ijcnn1")

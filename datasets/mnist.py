@@ -1,5 +1,6 @@
 from benchopt import BaseDataset
 
+from benchmark_utils.data.storage import check_dtype, features_as
 from benchmark_utils.data import mnist, paths
 
 
@@ -28,6 +29,7 @@ class Dataset(BaseDataset):
         "n_val": [5000],
         "n_test": [10000],
         "l2_reg": [0.2],
+        "dtype": ["float64"],
     }
     # Debian ships Fashion-MNIST: the offline test runs wherever it is
     # installed (and is skipped elsewhere, see test_config.py).
@@ -39,7 +41,7 @@ class Dataset(BaseDataset):
     requires_download = True
     # prepare() only fetches and parses the images: one per variant.
     prepare_cache_ignore = ("ratio", "n_train", "n_val", "n_test", "l2_reg",
-                            "base_seed")
+                            "dtype", "base_seed")
 
     @classmethod
     def _folders(cls, variant):
@@ -60,9 +62,10 @@ class Dataset(BaseDataset):
         self._arrays()
 
     def get_data(self):
-        return mnist.mnist_task(
+        check_dtype(self.dtype)
+        return features_as(mnist.mnist_task(
             self._arrays(), n_train=self.n_train, n_val=self.n_val,
             n_test=self.n_test, ratio=self.ratio, l2_reg=self.l2_reg,
-            seed=self.get_seed(use_repetition=False)) | dict(
+            seed=self.get_seed(use_repetition=False)), self.dtype) | dict(
                 tuning_key=("fashion-mnist" if self.variant == "fashion"
                             else "mnist"))
