@@ -4,7 +4,8 @@ Run from the repository root::
 
     python -m tools.bench.anchor [--solvers StocBiO,AmIGO,MRBO]
         [--shapes ijcnn1,covtype,mnist] [--rounds 2]
-        [--samplings blocks,uniform] [--quick] [--json PATH]
+        [--samplings blocks,uniform] [--dtypes float64,float32] [--quick]
+        [--json PATH]
 
 The reference is benchopt/benchmark_bilevel at commit 3ad65dc (JAX,
 float32), prepared by ``/work/shared/anchor/setup.sh`` in ``$ANCHOR_DIR``
@@ -24,8 +25,10 @@ a. the reference: ``measure.sh SOLVERS DATASETS`` of the harness folder
    round's JSON lines go to a fresh file (``run_matrix.py`` skips cells
    already in its output file), kept under ``--keep-raw DIR`` if given;
 b. ours, in this process: the same solvers on the bench's shapes
-   (``tools.bench.shapes``: seeded random data of the same sizes, float64,
-   one core) with each ``--samplings`` value, batch 64, the solvers'
+   (``tools.bench.shapes``: seeded random data of the same sizes, features
+   stored as each ``--dtypes`` value (float64 by default; float32 is the
+   reference's storage, the arithmetic is float64 either way), one core)
+   with each ``--samplings`` value, batch 64, the solvers'
    defaults (baselines: ``baselines.solver_parameters``; T = Q = 10) and the
    bench's step size; µs per outer iteration from ``timing.steady_state``
    (median of timed chunks after a warm-up).
@@ -139,15 +142,25 @@ def reference_figure(rec):
 # --------------------------------------------------------------------------
 # (b) ours
 # --------------------------------------------------------------------------
-def run_ours(solvers, shapes, samplings, settings, batch_size=64):
-    """Steady state of every (solver, shape, sampling) in this process:
-    {(solver, shape, sampling): figures of ``timing.steady_state``}."""
+def variant(sampling, dtype):
+    """Column label of ours with ``sampling`` and features stored as
+    ``dtype``: the sampling alone for float64, ``blocks+float32`` else."""
+    return sampling if dtype == "float64" else f"{sampling}+{dtype}"
+
+
+def run_ours(solvers, shapes, samplings, settings, batch_size=64,
+             dtypes=("float64",)):
+    """Steady state of every (solver, shape, sampling, feature dtype) in
+    this process: {(solver, shape, variant(sampling, dtype)): figures of
+    ``timing.steady_state``}."""
+    from benchmark_utils.data.storage import features_as
     from .shapes import problem_config, problem_of, shape_data, warm_core
     from .timing import steady_state
-    warm_core(baselines=True)
+    for dtype in dtypes:
+        warm_core(baselines=True, dtype=dtype)
     out = {}
-    for shape in shapes:
-        data = shape_data(shape)
+    for shape, dtype in [(s, d) for s in shapes for d in dtypes]:
+        data = features_as(shape_data(shape), dtype)
         problem = problem_of(data)
         for sampling in samplings:
             for name in solvers:
@@ -155,8 +168,8 @@ def run_ours(solvers, shapes, samplings, settings, batch_size=64):
                                         step_size=SHAPE_STEP_SIZE,
                                         sampling=sampling)
                 res = steady_state(problem, config, settings)
-                out[name, shape, sampling] = res
-                print(f"  ours {shape} {sampling} {name}: "
+                out[name, shape, variant(sampling, dtype)] = res
+                print(f"  ours {shape} {variant(sampling, dtype)} {name}: "
                       f"{res.get('us_per_iter', float('nan')):.1f} us/iter"
                       f" ({res.get('samples_per_iter', 0):.0f} samples, "
                       f"{res.get('ns_per_sample', float('nan')):.1f} "
@@ -222,7 +235,8 @@ def print_final(rows, samplings, n_rounds):
             + [joined(row["reference_us"], fmt_us)]
             + [joined(row[f"{s}_ratio"], lambda v: fmt(v, ".2f"))
                for s in samplings])
-    print_table(f"Ours (numba, float64, one core) against the reference "
+    print_table(f"Ours (numba, float64 arithmetic, one core; +float32: "
+                f"features stored in float32) against the reference "
                 f"(JAX, float32), us per outer iteration, batch 64; "
                 f"{n_rounds} round(s), shown r1 / r2 / ...", headers, cells)
     for s in samplings:
@@ -260,6 +274,10 @@ def parse_args(argv=None):
     parser.add_argument("--samplings", default="blocks,uniform",
                         help="our sampling values, each timed (default: "
                         "blocks,uniform)")
+    parser.add_argument("--dtypes", default="float64",
+                        help="storage of ours' features, comma-separated: "
+                        "float64 (default), float32 (the reference's "
+                        "storage; arithmetic float64 either way)")
     parser.add_argument("--batch-size", type=int, default=64,
                         help="our batch (the reference's cells use 64)")
     parser.add_argument("--harness", default=os.environ.get(
@@ -302,6 +320,13 @@ def parse_args(argv=None):
         parser.error(f"unknown samplings {bad}; choose blocks, uniform")
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    args.dtypes = split(args.dtypes)
+    bad = [d for d in args.dtypes if d not in ("float64", "float32")]
+    if bad or not args.dtypes:
+        parser.error(f"unknown dtypes {bad}; choose float64, float32")
+    # the table's columns: one per (sampling, dtype)
+    args.variants = [variant(s, d) for d in args.dtypes
+                     for s in args.samplings]
     return args
 
 
@@ -318,7 +343,8 @@ def main(argv=None):
     info = machine_info()
     print(f"{PROG}: {', '.join(args.solvers)} on {', '.join(args.shapes)}; "
           f"{args.rounds} round(s); ours: {', '.join(args.samplings)}, "
-          f"batch {args.batch_size}, step {SHAPE_STEP_SIZE:g}, float64, "
+          f"batch {args.batch_size}, step {SHAPE_STEP_SIZE:g}, features "
+          f"{', '.join(args.dtypes)} (arithmetic float64), "
           f"{info['cpu']}, {info['nproc']} cores, python {info['python']}, "
           f"numba {info['numba']}"
           + ("" if args.no_reference else f"; reference in {anchor_dir()}"),
@@ -348,14 +374,14 @@ def main(argv=None):
               f"{fmt(rnd['load_ours'], '.2f')})", flush=True)
         t0 = time.perf_counter()
         ours = run_ours(args.solvers, args.shapes, args.samplings, settings,
-                        args.batch_size)
+                        args.batch_size, args.dtypes)
         rnd["ours_s"] = time.perf_counter() - t0
         rnd["ours"] = {"|".join(key): res for key, res in ours.items()}
         rnd["load_end"] = load_avg()
         rounds.append(rnd)
-    rows = table_rows(rounds, args.solvers, args.shapes, args.samplings,
+    rows = table_rows(rounds, args.solvers, args.shapes, args.variants,
                       args.versus)
-    print_final(rows, args.samplings, len(rounds))
+    print_final(rows, args.variants, len(rounds))
     print("  load averages (1 min) reference / ours per round: " + "; ".join(
         f"r{r['round']} {fmt(r.get('load_reference'), '.2f')} / "
         f"{fmt(r['load_ours'], '.2f')}" for r in rounds))

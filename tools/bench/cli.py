@@ -6,6 +6,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmark_utils.data.storage import features_as
+
 from . import report
 from .metric import metric_figures
 from .probes import compile_figures, memory_figures, save_data
@@ -42,6 +44,11 @@ def parse_args(argv=None):
         "--sampling", choices=("uniform", "blocks"), default="uniform",
         help="the solvers' batches (PnPBOConfig.sampling): uniformly random "
         "subsets (default) or contiguous blocks of a permuted order")
+    parser.add_argument(
+        "--dtype", choices=("float64", "float32"), default="float64",
+        help="storage of the real-data shapes' features (the datasets' "
+        "dtype parameter): float64 (default) or float32; the arithmetic "
+        "is float64 either way")
     parser.add_argument(
         "--shape", choices=SHAPES + ("fashion", "all"), default="quadratic",
         help="problem: the Simulated quadratic one (default), random data "
@@ -83,7 +90,7 @@ def main(argv=None):
     out = dict(machine=info, settings=dict(
         settings, dim=args.dim, n=args.n, m=args.n, batch_size=args.batch_size,
         step_size=STEP_SIZE, quick=args.quick, solvers=args.solvers,
-        sampling=args.sampling, baselines=args.baselines,
+        sampling=args.sampling, dtype=args.dtype, baselines=args.baselines,
         steady_only=args.steady_only,
         shape=args.shape, shape_step_size=SHAPE_STEP_SIZE))
 
@@ -91,7 +98,8 @@ def main(argv=None):
     if "quadratic" in shapes and not metric_only:
         quadratic_section(args, settings, info, out)
     else:
-        warm_core(baselines=bool(args.baselines) and not metric_only)
+        warm_core(baselines=bool(args.baselines) and not metric_only,
+                  dtype=args.dtype)
         if not (args.skip_compile or metric_only):  # problem-independent
             compile_section(args, settings, out)
     checks = []
@@ -193,7 +201,7 @@ def shape_section(shape, args, settings, info, checks):
     targets = SHAPE_TARGETS.get(shape, {})
     prefix = f"[{shape}] "
     t0 = time.perf_counter()
-    data = shape_data(shape)
+    data = features_as(shape_data(shape), args.dtype)
     problem = problem_of(data)
     res = dict(task=spec["task"], n_features=spec["n_features"],
                n_train=spec["n_train"], n_val=spec["n_val"],
@@ -240,6 +248,7 @@ def shape_section(shape, args, settings, info, checks):
 
     del problem  # shares the arrays of data
     add_test_set(data, shape)
+    data = features_as(data, args.dtype)
     res["metric"] = metric_figures(data, problem_of(data))
     del data
     report.print_metric(res["metric"], prefix=prefix,

@@ -129,6 +129,8 @@ def print_machine(info, args, settings, shapes=("quadratic",)):
           f"{settings['repeats']} chunks of ~{settings['target']} s, median"
           + ("  [--quick]" if args.quick else ""), flush=True)
     print(f"  sampling : {getattr(args, 'sampling', 'uniform')}", flush=True)
+    print(f"  features : {getattr(args, 'dtype', 'float64')} (real-data "
+          "shapes; arithmetic float64)", flush=True)
 
 
 def target_cell(value, target):
