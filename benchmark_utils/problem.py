@@ -62,10 +62,13 @@ def as_array(a, ndim):
     return _check_ndim(a, ndim)
 
 
-def as_features(a):
-    """A 2-d feature array, C-contiguous: float32 kept as float32, any
-    other dtype converted to float64."""
-    dtype = np.float32 if np.asarray(a).dtype == np.float32 else np.float64
+def as_features(a, *others):
+    """A 2-d feature array, C-contiguous: float32 kept as float32 when
+    ``others`` (the other level's features) are float32 too, any other
+    case converted to float64 (the core takes both levels' rows of one
+    dtype)."""
+    single = all(np.asarray(b).dtype == np.float32 for b in (a,) + others)
+    dtype = np.float32 if single else np.float64
     return _check_ndim(np.ascontiguousarray(a, dtype=dtype), 2)
 
 
@@ -81,7 +84,8 @@ def make_problem(task, X_train, y_train, X_val, y_val, params, dim_x, dim_y):
     other builder pass them."""
     get_task(task)  # validates the name
     return Problem(task=task,
-                   Xg=as_features(X_train), yg=as_array(y_train, 1),
-                   Xf=as_features(X_val), yf=as_array(y_val, 1),
+                   Xg=as_features(X_train, X_val),
+                   yg=as_array(y_train, 1),
+                   Xf=as_features(X_val, X_train), yf=as_array(y_val, 1),
                    params=as_array(params, 1), dim_x=int(dim_x),
                    dim_y=int(dim_y))
