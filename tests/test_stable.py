@@ -33,3 +33,80 @@ def test_softmax_row_matches_numpy():
         want[t, 2:9] = np.exp(u) / np.exp(u).sum()
         softmax_row(K, t, 2, 7)
     np.testing.assert_allclose(K, want, rtol=1e-14, atol=1e-300)
+
+
+@pytest.fixture(scope="module")
+def exp_args():
+    """x <= 0: the softmax's range (exponential and uniform), the
+    subnormal tail, the edges and a grid."""
+    rng = np.random.default_rng(0)
+    return np.concatenate([
+        -rng.exponential(3.0, 200_000), -rng.uniform(0, 746, 100_000),
+        -rng.uniform(700, 746, 20_000), -np.linspace(0, 1, 10_001),
+        [0.0, -0.0, -1e-300, -5e-324, -np.log(2) / 2, -708.39, -708.4,
+         -709.78, -744.4, -745.13, -745.2, -746.0, -800.0, -1e308]])
+
+
+def test_exp_nonpos_is_within_one_ulp_of_glibc(exp_args):
+    """``exp_nonpos`` against numpy's exp (glibc): within 1 ulp where the
+    result is normal, within the smallest subnormal below, 0 where e^x
+    rounds to 0, and mostly bit-equal."""
+    from numba import njit
+    from benchmark_utils.problems.stable import exp_nonpos
+
+    @njit
+    def apply(a, out):
+        for i in range(a.size):
+            out[i] = exp_nonpos(a[i])
+    got = np.empty_like(exp_args)
+    apply(exp_args, got)
+    want = np.exp(exp_args)
+    normal = want >= np.finfo(np.float64).tiny
+    ulps = np.abs(got[normal] - want[normal]) / np.spacing(want[normal])
+    assert ulps.max() <= 1.0
+    assert np.mean(ulps == 0.0) > 0.85
+    assert np.abs(got[~normal] - want[~normal]).max() <= 5e-324
+    assert np.all(got[exp_args == 0.0] == 1.0)
+    assert got[exp_args <= -746.0].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_exp_nonpos_keeps_nan_and_maps_minus_inf_to_zero():
+    from numba import njit
+    from benchmark_utils.problems.stable import exp_nonpos
+
+    @njit
+    def one(x):
+        return exp_nonpos(x)
+    assert math.isnan(one(math.nan))
+    assert one(-math.inf) == 0.0
+
+
+@pytest.mark.parametrize("C, count", [(7, 64), (10, 64), (7, 256), (3, 5),
+                                      (2, 130), (16, 9), (17, 40)])
+def test_batch_softmax_is_the_row_softmax_up_to_the_exp(C, count):
+    """The batch softmax (samples as vector lanes, tiles of 64, rows one
+    by one when C > 16 or count < 8) equals ``softmax_row`` within 4 ulp
+    (each exponential within 1, their sum within about 1 relative, then
+    the division), on logits up to +-800 and on equal logits; the other
+    columns are untouched."""
+    from benchmark_utils.problems.softmax_ce import batch_softmax
+    rng = np.random.default_rng(C * 1000 + count)
+    K = rng.standard_normal((count + 3, C + 4)) * 20.0
+    K[0, 2:2 + C] = 0.0  # all equal
+    K[1, 2] = 800.0
+    K[min(2, count - 1), 2:2 + C] = -800.0 + rng.standard_normal(C)
+    want = K.copy()
+    for t in range(count):
+        softmax_row(want, t, 2, C)
+    got = K.copy()
+    batch_softmax(got, count, 2, C)
+    block = slice(2, 2 + C)
+    ulps = (np.abs(got[:count, block] - want[:count, block])
+            / np.spacing(np.abs(want[:count, block])))
+    assert ulps.max() <= 4.0
+    np.testing.assert_array_equal(got[count:], K[count:])  # rows left
+    np.testing.assert_array_equal(got[:, :2], K[:, :2])  # columns left
+    np.testing.assert_array_equal(got[:, 2 + C:], K[:, 2 + C:])
+    np.testing.assert_allclose(got[:count, block].sum(axis=1), 1.0,
+                               rtol=1e-15)
+    np.testing.assert_allclose(got[0, block], 1.0 / C, rtol=1e-15)

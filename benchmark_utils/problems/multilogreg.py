@@ -24,7 +24,7 @@ from numba import njit
 from ..validation import check_class_labels
 from . import MULTILOGREG
 from .softmax_ce import any_nonzero, batch_add_outer, batch_add_outer_one, \
-    batch_class_dots, grad_coef, hvp_coef_label
+    batch_class_dots, batch_grad_coef, hvp_coef_label
 from .spec import TaskSpec, logistic_starting_point
 
 
@@ -33,8 +33,7 @@ def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
     p = int(params[0])
     C = int(params[1])
     batch_class_dots(Xf, idx, start, count, y, y, C, p, C, K)
-    for t in range(count):
-        grad_coef(K, t, 0, C, int(yf[idx[start + t]]))
+    batch_grad_coef(K, count, C, yf, idx, start)
 
 
 @njit(cache=True)
@@ -46,17 +45,17 @@ def ll_coefs(Xg, yg, params, idx, start, count, y, z, K, cross_col):
     C = int(params[1])
     if z.shape[0] == 0:  # no vector in the z slot: gradient part only
         batch_class_dots(Xg, idx, start, count, y, y, C, p, C, K)
+        batch_grad_coef(K, count, C, yg, idx, start)
         for t in range(count):
-            grad_coef(K, t, 0, C, int(yg[idx[start + t]]))
             for c in range(C, 2 * C):
                 K[t, c] = 0.0
             if cross_col >= 0:
                 K[t, cross_col] = 0.0
         return
     batch_class_dots(Xg, idx, start, count, y, z, 2 * C, p, C, K)
+    batch_grad_coef(K, count, C, yg, idx, start)
     for t in range(count):
         label = int(yg[idx[start + t]])
-        grad_coef(K, t, 0, C, label)
         if cross_col >= 0:
             cross = 0.0
             for c in range(C):

@@ -1,5 +1,5 @@
 """Pieces of the softmax cross-entropy on a class-major y: per-sample
-coefficients (``grad_coef``, ``hvp_coef_label``) and the batch products
+coefficients (``batch_grad_coef``, ``hvp_coef_label``) and the batch products
 (``batch_class_dots``, ``batch_add_outer2``).
 
 The model is ``y = vec(W)`` with ``W`` of shape (C, p) stored class-major:
@@ -20,19 +20,81 @@ load of a class row serves four samples (about 0.6 loads per FMA instead of
 1.25 with one class row at a time; MNIST runs near the FMA peak).  Inner
 loops run over views indexed from 0, which numba vectorises.
 """
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-from .stable import softmax_row
+from .stable import exp_nonpos, softmax_row
 
 _FAST = {"reassoc", "contract", "nsz"}
 
+# --------------------------------------------------------------------------
+# The softmax of a batch, vectorised across samples
+# --------------------------------------------------------------------------
+TILE = 64  # samples per tile of the batch softmax
+MAX_C = 16  # more classes: one row at a time (softmax_row)
+_SCRATCH = TILE * (MAX_C + 2)  # a tile's logits (C x TILE), max and sum
+
+
+@intrinsic
+def _stack_scratch(typingctx):
+    """Pointer to ``_SCRATCH`` float64 on the caller's stack (an ``alloca``
+    in its entry block: no allocation, nothing to free)."""
+    def codegen(context, builder, signature, args):
+        return cgutils.alloca_once(builder, ir.DoubleType(), size=_SCRATCH)
+    return types.CPointer(types.float64)(), codegen
+
+
+@njit(cache=True, fastmath={"contract"})
+def batch_softmax(K, count, off, C):
+    """Replace ``K[t, off:off + C]`` (logits) by their softmax for every
+    t < count, as ``softmax_row`` does row by row (the same max, the same
+    sums in the same order, the same divisions) but with the samples as
+    vector lanes: a tile of 64 rows is transposed to (C x 64) on the stack,
+    so the exponentials (``exp_nonpos``, within 1 ulp of glibc's) vectorise
+    (covtype, C = 7: 0.8 against 1.7 us per 64 rows).  The scratch is a
+    raw pointer (``buf[i]``): the core compiles without numba's runtime,
+    which cannot hand out an array it did not receive."""
+    if C > MAX_C or count < 8:  # short batches: the transposes cost more
+        for t in range(count):
+            softmax_row(K, t, off, C)
+        return
+    buf = _stack_scratch()  # rows c * TILE + i, then the max, the sum
+    mx = TILE * MAX_C
+    sm = TILE * (MAX_C + 1)
+    for t0 in range(0, count, TILE):
+        n = min(TILE, count - t0)
+        for c in range(C):
+            for i in range(n):
+                buf[c * TILE + i] = K[t0 + i, off + c]
+        for i in range(n):
+            buf[mx + i] = buf[i]
+        for c in range(1, C):
+            for i in range(n):
+                v = buf[c * TILE + i]
+                if v > buf[mx + i]:
+                    buf[mx + i] = v
+        for i in range(n):
+            buf[sm + i] = 0.0
+        for c in range(C):
+            for i in range(n):
+                e = exp_nonpos(buf[c * TILE + i] - buf[mx + i])
+                buf[c * TILE + i] = e
+                buf[sm + i] += e
+        for c in range(C):
+            for i in range(n):
+                K[t0 + i, off + c] = buf[c * TILE + i] / buf[sm + i]
+
 
 @njit(cache=True)
-def grad_coef(K, t, off, C, label):
-    """Logits in ``K[t, off:off+C]`` -> ``s - e_label`` (the losses
-    themselves are the metrics' business: ``exact_kernels``)."""
-    softmax_row(K, t, off, C)
-    K[t, off + label] -= 1.0
+def batch_grad_coef(K, count, C, labels, idx, start):
+    """Logits in ``K[t, :C]`` -> ``s - e_b`` for the batch's rows t <
+    count, b = ``labels[idx[start + t]]`` (the losses themselves are the
+    metrics' business: ``exact_kernels``)."""
+    batch_softmax(K, count, 0, C)
+    for t in range(count):
+        K[t, int(labels[idx[start + t]])] -= 1.0
 
 
 @njit(cache=True)

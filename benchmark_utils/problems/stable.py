@@ -11,7 +11,67 @@ for any finite input.
 """
 import math
 
-from numba import njit
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+
+# --------------------------------------------------------------------------
+# exp on x <= 0 that LLVM can vectorise (glibc's ``exp`` is a scalar call)
+# --------------------------------------------------------------------------
+@intrinsic
+def _pow2(typingctx, k):
+    """2.0**k for an int64 k in [-1022, 1023], written into the exponent
+    bits."""
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        bits = builder.shl(builder.add(args[0], ir.Constant(i64, 1023)),
+                           ir.Constant(i64, 52))
+        return builder.bitcast(bits, ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
+_INV_LN2 = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 to 32 bits (k * _LN2_HI exact)
+_LN2_LO = 1.90821492927058770002e-10
+_X_MIN = -745.5  # below: e^x rounds to 0
+
+
+@njit(cache=True, inline="always", fastmath={"contract"})
+def exp_nonpos(x):
+    """e^x for x <= 0, within 1 ulp of the correctly rounded value
+    (tests/test_stable.py), with no call, so that a loop of them
+    vectorises.
+
+    Cody-Waite reduction x = k ln 2 + r, |r| <= ln 2 / 2 (ln 2 split in a
+    32-bit head, so k ln2_hi is exact, and a tail), e^r by its Taylor
+    polynomial of degree 13 (Horner; the remainder is below 2^-60), and
+    2^k as two powers of two so that results down to the subnormals are
+    reached. NaN stays NaN."""
+    if x < _X_MIN:
+        x = _X_MIN
+    kf = math.floor(x * _INV_LN2 + 0.5)
+    r = (x - kf * _LN2_HI) - kf * _LN2_LO
+    p = 1.0 / 6227020800.0
+    p = p * r + 1.0 / 479001600.0
+    p = p * r + 1.0 / 39916800.0
+    p = p * r + 1.0 / 3628800.0
+    p = p * r + 1.0 / 362880.0
+    p = p * r + 1.0 / 40320.0
+    p = p * r + 1.0 / 5040.0
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    p = p * r + 1.0
+    p = p * r + 1.0
+    if kf != kf:  # NaN input
+        return p
+    k = np.int64(kf)
+    half = k >> 1
+    return p * _pow2(half) * _pow2(k - half)
 
 
 @njit(cache=True, inline="always")
