@@ -25,6 +25,19 @@ def solver_class(name):
     return next(s for s in benchmark().get_solvers() if s.name == name)
 
 
+def dataset_class(name):
+    return next(d for d in benchmark().get_datasets() if d.name == name)
+
+
+def dataset(name, **params):
+    """A benchopt dataset instance with a run context (seeded, repetition
+    0), ready for ``get_data()``."""
+    instance = dataset_class(name).get_instance(**params)
+    RunContext().set_run_context("dummy", instance, "dummy", repetition=0,
+                                 base_seed=0)
+    return instance
+
+
 def objective_for(dataset_params, repetition=0, base_seed=0,
                   dataset="Simulated"):
     """An Objective instance set on a dataset (Simulated by default)."""

@@ -282,21 +282,11 @@ def test_the_core_compiles_once_per_feature_dtype():
 # --------------------------------------------------------------------------
 # The datasets' dtype parameter
 # --------------------------------------------------------------------------
-def dataset(name, **params):
-    cls = next(d for d in bench_helpers.benchmark().get_datasets()
-               if d.name == name)
-    instance = cls.get_instance(**params)
-    RunContext().set_run_context("dummy", instance, "dummy", repetition=0,
-                                 base_seed=0)
-    return instance
-
-
 @pytest.mark.parametrize("name", ["ijcnn1", "covtype", "mnist"])
 def test_datasets_have_a_dtype_parameter_checked_first(name, monkeypatch):
-    cls = next(d for d in bench_helpers.benchmark().get_datasets()
-               if d.name == name)
+    cls = bench_helpers.dataset_class(name)
     assert cls.parameters["dtype"] == ["float64"]
-    ds = dataset(name, dtype="float16")
+    ds = bench_helpers.dataset(name, dtype="float16")
 
     def no_data(*args, **kwargs):
         raise AssertionError("the data were read before dtype was checked")
@@ -314,14 +304,14 @@ FASHION = mnist.DEBIAN_FASHION_MNIST
            "dataset-fashion-mnist): the mnist dataset cannot run offline")
 def test_mnist_dataset_stores_float32_features(tmp_path, monkeypatch):
     params = dict(variant="fashion", n_train=300, n_val=100, n_test=100)
-    ds64 = dataset("mnist", **params)
+    ds64 = bench_helpers.dataset("mnist", **params)
     paths = inspect.getmodule(type(ds64)).paths
     # the parsed images are cached under tmp_path, not in the benchmark
     monkeypatch.setattr(paths, "get_data_path",
                         lambda key=None: tmp_path if key is None
                         else tmp_path / key)
     d64 = ds64.get_data()
-    d32 = dataset("mnist", dtype="float32", **params).get_data()
+    d32 = bench_helpers.dataset("mnist", dtype="float32", **params).get_data()
     assert set(d32) == set(d64)
     for key in ("X_train", "X_val", "X_test"):
         assert d64[key].dtype == np.float64

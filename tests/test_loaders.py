@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from benchopt.utils.run_context import RunContext
 
 from benchmark_utils.data import (DataFormatError, DataNotFoundError,
                                   DataPermissionError)
@@ -929,15 +928,6 @@ def test_failed_download_is_not_chained(tmp_path):
 # through benchopt
 # --------------------------------------------------------------------------
 
-def dataset(name, **params):
-    cls = next(d for d in bench_helpers.benchmark().get_datasets()
-               if d.name == name)
-    instance = cls.get_instance(**params)
-    RunContext().set_run_context("dummy", instance, "dummy", repetition=0,
-                                 base_seed=0)
-    return instance
-
-
 def check_contract(data, task, sizes, n_features, n_classes=None, key=None):
     """``key``: the ``tuning_key`` a benchopt dataset adds (its name in
     benchmark_utils/tuned.py); the loaders' own dicts have none."""
@@ -967,11 +957,11 @@ def check_contract(data, task, sizes, n_features, n_classes=None, key=None):
     ("wine", "multilogreg", small.WINE_SIZES, 13, 3),
 ])
 def test_offline_datasets(name, task, sizes, n_features, n_classes):
-    ds = dataset(name)
+    ds = bench_helpers.dataset(name)
     data = ds.get_data()
     check_contract(data, task, sizes, n_features, n_classes, key=name)
     np.testing.assert_allclose(data["X_train"].mean(0), 0, atol=1e-10)
-    again = dataset(name).get_data()
+    again = bench_helpers.dataset(name).get_data()
     for key in SPLITS:
         np.testing.assert_array_equal(data[key], again[key])
     if task == "datacleaning":
@@ -984,7 +974,7 @@ def test_offline_datasets(name, task, sizes, n_features, n_classes):
 def test_download_datasets_with_local_files(tmp_path, monkeypatch):
     """mnist / ijcnn1 / covtype through benchopt, their data_paths folders
     pointed at fixture files (data_home = tmp_path)."""
-    ds = dataset("mnist", n_train=16, n_val=8, n_test=10)
+    ds = bench_helpers.dataset("mnist", n_train=16, n_val=8, n_test=10)
     paths = inspect.getmodule(type(ds)).paths
 
     def get_data_path(key=None):
@@ -1008,16 +998,16 @@ def test_download_datasets_with_local_files(tmp_path, monkeypatch):
     write(tmp_path / "ijcnn1" / "ijcnn1.bz2", libsvm_text(40, 0)[0])
     write(tmp_path / "ijcnn1" / "ijcnn1.t", libsvm_text(25, 1)[0])
     assert classes["ijcnn1"].local_data_available()
-    data = dataset("ijcnn1", n_train=None, n_val=20).get_data()
+    data = bench_helpers.dataset("ijcnn1", n_train=None, n_val=20).get_data()
     check_contract(data, "logreg", (40, 20, 20), 22, key="ijcnn1")
 
     (tmp_path / "covtype").mkdir()
     write(tmp_path / "covtype" / "covtype.data.gz", covtype_csv(60, 0)[0])
     assert classes["covtype"].local_data_available()
-    data = dataset("covtype", n_train=30, n_val=15, n_test=15).get_data()
+    data = bench_helpers.dataset("covtype", n_train=30, n_val=15, n_test=15).get_data()
     check_contract(data, "multilogreg", (30, 15, 15), 54, 7, key="covtype")
     assert sorted(os.listdir(tmp_path / "cache")) == [
         "covtype.npz", "ijcnn1.npz", "mnist.npz"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        dataset("covtype", n_train=30, n_val=15, n_test=15).get_data()
+        bench_helpers.dataset("covtype", n_train=30, n_val=15, n_test=15).get_data()
