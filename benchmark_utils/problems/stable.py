@@ -40,8 +40,8 @@ _X_MIN = -745.5  # below: e^x rounds to 0
 
 @njit(cache=True, inline="always", fastmath={"contract"})
 def exp_nonpos(x):
-    """e^x for x <= 0, within 1 ulp of the correctly rounded value
-    (tests/test_stable.py), with no call, so that a loop of them
+    """e^x for x <= 0, within 1 ulp of glibc's ``exp`` (90 % bit-equal,
+    tests/test_stable.py), with no call, so that a loop of them
     vectorises.
 
     Cody-Waite reduction x = k ln 2 + r, |r| <= ln 2 / 2 (ln 2 split in a
