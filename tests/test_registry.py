@@ -18,7 +18,8 @@ from benchmark_utils.simulated import make_quadratic
 from benchmark_utils.tasks import problem_from_data, starting_point
 from conftest import glm_data
 
-DISPATCH_FUNCS = ("coef_f", "coef_g", "apply_f", "apply_g", "reg")
+DISPATCH_FUNCS = ("coef_f", "coef_g", "coef2_f", "coef2_g", "apply_f",
+                  "apply_g", "reg")
 
 
 def dataset(task):
@@ -141,6 +142,37 @@ def test_dispatch_runs_the_kernels_of_every_task(task):
            np.full(P.dim_y, np.nan))
     dispatch.reg(P.code, P.params, x, y, z, *out)
     assert not np.isnan(out[1]).any() and not np.isnan(out[2]).any()
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+@pytest.mark.parametrize("z_slot", ["vector", "empty"])
+def test_two_point_coefficients_are_two_single_point_calls(task, z_slot):
+    """``coef2_*`` (the single loop's u_k and u_{k-1}, the baselines' joint
+    evaluations) writes what ``coef_*`` writes at each point, on a shuffled
+    subset of rows: bitwise where it is two calls, and up to the order of
+    the sums in the dot products where it reads each row once for both
+    points (logreg)."""
+    P = problem_from_data(**dataset(task))
+    rng = np.random.default_rng(7)
+    pts = [(rng.standard_normal(P.dim_x), rng.standard_normal(P.dim_y),
+            rng.standard_normal(P.dim_y) if z_slot == "vector"
+            else np.zeros(0)) for _ in range(2)]
+    for part, X, yv, k, count in (("f", P.Xf, P.yf, P.n_coef[0], P.n),
+                                  ("g", P.Xg, P.yg, P.n_coef[1], P.m)):
+        idx = rng.permutation(count).astype(np.int64)
+        want = [np.zeros((count - 2, k)) for _ in range(2)]
+        for (x, y, z), K in zip(pts, want):
+            getattr(dispatch, f"coef_{part}")(P.code, X, yv, P.params, idx,
+                                              2, count - 2, x, y, z, K)
+        got = [np.zeros((count - 2, k)) for _ in range(2)]
+        getattr(dispatch, f"coef2_{part}")(P.code, X, yv, P.params, idx, 2,
+                                           count - 2, *pts[0], *pts[1], *got)
+        for a, b in zip(got, want):
+            assert np.all(np.isfinite(a)) and np.any(a != 0)
+            if task == "logreg":
+                np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-15)
+            else:
+                assert a.tobytes() == b.tobytes(), (task, part)
 
 
 @pytest.mark.parametrize("task", sorted(TASKS))

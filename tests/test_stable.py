@@ -38,29 +38,34 @@ def test_softmax_row_matches_numpy():
 @pytest.fixture(scope="module")
 def exp_args():
     """x <= 0: the softmax's range (exponential and uniform), the
-    subnormal tail, the edges and a grid."""
+    subnormal tail, the edges and a grid; x > 0: the regularisation
+    weights' range, up to the overflow."""
     rng = np.random.default_rng(0)
     return np.concatenate([
         -rng.exponential(3.0, 200_000), -rng.uniform(0, 746, 100_000),
         -rng.uniform(700, 746, 20_000), -np.linspace(0, 1, 10_001),
         [0.0, -0.0, -1e-300, -5e-324, -np.log(2) / 2, -708.39, -708.4,
-         -709.78, -744.4, -745.13, -745.2, -746.0, -800.0, -1e308]])
+         -709.78, -744.4, -745.13, -745.2, -746.0, -800.0, -1e308],
+        rng.exponential(3.0, 100_000), rng.uniform(0, 709.78, 100_000),
+        np.linspace(0, 1, 10_001),
+        [1e-300, np.log(2) / 2, 708.39, 709.78, 709.782712893384]])
 
 
-def test_exp_nonpos_is_within_one_ulp_of_glibc(exp_args):
-    """``exp_nonpos`` against numpy's exp (glibc): within 1 ulp where the
+def test_exp_vec_is_within_one_ulp_of_glibc(exp_args):
+    """``exp_vec`` against numpy's exp (glibc): within 1 ulp where the
     result is normal, within the smallest subnormal below, 0 where e^x
     rounds to 0, and mostly bit-equal."""
     from numba import njit
-    from benchmark_utils.problems.stable import exp_nonpos
+    from benchmark_utils.problems.stable import exp_vec
 
     @njit
     def apply(a, out):
         for i in range(a.size):
-            out[i] = exp_nonpos(a[i])
+            out[i] = exp_vec(a[i])
     got = np.empty_like(exp_args)
     apply(exp_args, got)
     want = np.exp(exp_args)
+    assert np.all(np.isfinite(want))
     normal = want >= np.finfo(np.float64).tiny
     ulps = np.abs(got[normal] - want[normal]) / np.spacing(want[normal])
     assert ulps.max() <= 1.0
@@ -70,15 +75,43 @@ def test_exp_nonpos_is_within_one_ulp_of_glibc(exp_args):
     assert got[exp_args <= -746.0].tolist() == [0.0, 0.0, 0.0]
 
 
-def test_exp_nonpos_keeps_nan_and_maps_minus_inf_to_zero():
+def test_exp_vec_keeps_nan_and_overflows_like_glibc():
     from numba import njit
-    from benchmark_utils.problems.stable import exp_nonpos
+    from benchmark_utils.problems.stable import exp_vec
 
     @njit
     def one(x):
-        return exp_nonpos(x)
+        return exp_vec(x)
     assert math.isnan(one(math.nan))
     assert one(-math.inf) == 0.0
+    for x in (709.79, 710.0, 800.0, 1e308, math.inf):
+        assert one(x) == math.inf
+
+
+@pytest.mark.parametrize("count", [64, 5, 130])
+def test_batch_logistic_is_logistic_d1_d2_up_to_the_exp(count):
+    """``logreg.batch_logistic`` (the samples as vector lanes, tiles of 64)
+    gives ``b phi'(b m)`` and ``phi''(b m) v`` as ``logistic_d1_d2`` does,
+    within 2 ulp (the exponential within 1), on margins up to +-800."""
+    from benchmark_utils.problems.logreg import batch_logistic
+    rng = np.random.default_rng(count)
+    K = rng.standard_normal((count, 2)) * 5.0
+    K[0, 0], K[1, 0], K[2, 0], K[3, 0] = 800.0, -800.0, 0.0, -0.0
+    labels = np.where(rng.random(2 * count + 3) < 0.5, -1.0, 1.0)
+    idx = rng.permutation(2 * count + 3).astype(np.int64)
+    want = K.copy()
+    for t in range(count):
+        b = labels[idx[3 + t]]
+        d1, d2 = logistic_d1_d2(b * K[t, 0])
+        want[t] = b * d1, d2 * K[t, 1]
+    for with_d2 in (True, False):
+        got = K.copy()
+        batch_logistic(got, count, labels, idx, 3, with_d2)
+        np.testing.assert_allclose(got[:, 0], want[:, 0], rtol=5e-16,
+                                   atol=0)
+        np.testing.assert_allclose(got[:, 1],
+                                   want[:, 1] if with_d2 else K[:, 1],
+                                   rtol=5e-16, atol=0)
 
 
 @pytest.mark.parametrize("C, count", [(7, 64), (10, 64), (7, 256), (3, 5),

@@ -24,7 +24,8 @@ callees, and every extra call site of a kernel multiplies the compile time.
 from numba import njit
 
 from ..prefetch import prefetch_labels, prefetch_rows
-from ..problems.dispatch import apply_f, apply_g, coef_f, coef_g
+from ..problems.dispatch import apply_f, apply_g, coef2_f, coef2_g, coef_f, \
+    coef_g
 from .records import B_CUR, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ, B_PREV
 
 
@@ -36,6 +37,18 @@ def _coef(is_f, model, lv, idx, start, count, x, y, z, K):
     else:
         coef_g(model.task, lv.X, lv.yv, model.params, idx, start, count,
                x, y, z, K)
+
+
+@njit(cache=True, inline="always")
+def _coef2(is_f, model, lv, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
+    """The coefficients at two points on the same samples, ``K`` at
+    (x, y, z) and ``Kp`` at (xp, yp, zp) (the task's two-point kernel)."""
+    if is_f:
+        coef2_f(model.task, lv.X, lv.yv, model.params, idx, start, count,
+                x, y, z, xp, yp, zp, K, Kp)
+    else:
+        coef2_g(model.task, lv.X, lv.yv, model.params, idx, start, count,
+                x, y, z, xp, yp, zp, K, Kp)
 
 
 @njit(cache=True, inline="always")
@@ -99,11 +112,10 @@ def sampled_pass(is_f, model, lv, b, x, y, z, xp, yp, zp, W, need_prev,
     prefetch_labels(yv, nidx, b)
     if read_table:
         prefetch_rows(T, nidx, b)
-    for which in range(2 if need_prev else 1):
-        if which == 0:
-            _coef(is_f, model, lv, idx, 0, b, x, y, z, Kc)
-        else:
-            _coef(is_f, model, lv, idx, 0, b, xp, yp, zp, Kp)
+    if need_prev:
+        _coef2(is_f, model, lv, idx, 0, b, x, y, z, xp, yp, zp, Kc, Kp)
+    else:
+        _coef(is_f, model, lv, idx, 0, b, x, y, z, Kc)
     for t in range(b):
         q = idx[t]
         for c in range(K):

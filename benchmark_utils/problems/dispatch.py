@@ -14,6 +14,12 @@ steps on y). Each is one small loop over the batch: LLVM vectorises such
 loops far better than one large fused function, and no array view is made per
 sample.
 
+``coef2_*`` write the coefficients at two points on the same samples,
+``(x, y, z)`` into ``K`` and ``(xp, yp, zp)`` into ``Kp``, as two ``coef_*``
+calls would (the single loop's u_k and u_{k-1}, the baselines' joint
+evaluations); short-row tasks (logreg) read each row once for both points,
+which may change the last bits of the dot products.
+
 ``gradx_g`` adds ``c sum_t grad_x G_{idx[start + t]}(x, y)`` to ``ox``
 (F2SA). ``reg_gradx`` writes grad_x of g's exact regularisation at (x, y)
 into ``rx``.
@@ -46,6 +52,40 @@ def coef_g(task, Xg, yg, params, idx, start, count, x, y, z, K):
         multilogreg.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
     elif task == DATACLEANING:
         datacleaning.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
+
+
+@njit(cache=True, inline="always")
+def coef2_f(task, Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp,
+            K, Kp):
+    if task == QUADRATIC:
+        quadratic.coef2_f(Xf, yf, params, idx, start, count, x, y, z,
+                          xp, yp, zp, K, Kp)
+    elif task == LOGREG:
+        logreg.coef2_f(Xf, yf, params, idx, start, count, x, y, z,
+                       xp, yp, zp, K, Kp)
+    elif task == MULTILOGREG:
+        multilogreg.coef2_f(Xf, yf, params, idx, start, count, x, y, z,
+                            xp, yp, zp, K, Kp)
+    elif task == DATACLEANING:
+        datacleaning.coef2_f(Xf, yf, params, idx, start, count, x, y, z,
+                             xp, yp, zp, K, Kp)
+
+
+@njit(cache=True, inline="always")
+def coef2_g(task, Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp,
+            K, Kp):
+    if task == QUADRATIC:
+        quadratic.coef2_g(Xg, yg, params, idx, start, count, x, y, z,
+                          xp, yp, zp, K, Kp)
+    elif task == LOGREG:
+        logreg.coef2_g(Xg, yg, params, idx, start, count, x, y, z,
+                       xp, yp, zp, K, Kp)
+    elif task == MULTILOGREG:
+        multilogreg.coef2_g(Xg, yg, params, idx, start, count, x, y, z,
+                            xp, yp, zp, K, Kp)
+    elif task == DATACLEANING:
+        datacleaning.coef2_g(Xg, yg, params, idx, start, count, x, y, z,
+                             xp, yp, zp, K, Kp)
 
 
 @njit(cache=True, inline="always")

@@ -20,30 +20,16 @@ load of a class row serves four samples (about 0.6 loads per FMA instead of
 1.25 with one class row at a time; MNIST runs near the FMA peak).  Inner
 loops run over views indexed from 0, which numba vectorises.
 """
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
-from .stable import exp_nonpos, softmax_row
+from .scratch import MAX_C, TILE, stack_scratch
+from .stable import exp_vec, softmax_row
 
 _FAST = {"reassoc", "contract", "nsz"}
 
 # --------------------------------------------------------------------------
 # The softmax of a batch, vectorised across samples
 # --------------------------------------------------------------------------
-TILE = 64  # samples per tile of the batch softmax
-MAX_C = 16  # more classes: one row at a time (softmax_row)
-_SCRATCH = TILE * (MAX_C + 2)  # a tile's logits (C x TILE), max and sum
-
-
-@intrinsic
-def _stack_scratch(typingctx):
-    """Pointer to ``_SCRATCH`` float64 on the caller's stack (an ``alloca``
-    in its entry block: no allocation, nothing to free)."""
-    def codegen(context, builder, signature, args):
-        return cgutils.alloca_once(builder, ir.DoubleType(), size=_SCRATCH)
-    return types.CPointer(types.float64)(), codegen
 
 
 @njit(cache=True, fastmath={"contract"})
@@ -52,7 +38,7 @@ def batch_softmax(K, count, off, C):
     t < count, as ``softmax_row`` does row by row (the same max, the same
     sums in the same order, the same divisions) but with the samples as
     vector lanes: a tile of 64 rows is transposed to (C x 64) on the stack,
-    so the exponentials (``exp_nonpos``, within 1 ulp of glibc's) vectorise
+    so the exponentials (``exp_vec``, within 1 ulp of glibc's) vectorise
     (covtype, C = 7: 0.8 against 1.7 us per 64 rows).  The scratch is a
     raw pointer (``buf[i]``): the core compiles without numba's runtime,
     which cannot hand out an array it did not receive."""
@@ -60,7 +46,7 @@ def batch_softmax(K, count, off, C):
         for t in range(count):
             softmax_row(K, t, off, C)
         return
-    buf = _stack_scratch()  # rows c * TILE + i, then the max, the sum
+    buf = stack_scratch()  # rows c * TILE + i, then the max, the sum
     mx = TILE * MAX_C
     sm = TILE * (MAX_C + 1)
     for t0 in range(0, count, TILE):
@@ -79,7 +65,7 @@ def batch_softmax(K, count, off, C):
             buf[sm + i] = 0.0
         for c in range(C):
             for i in range(n):
-                e = exp_nonpos(buf[c * TILE + i] - buf[mx + i])
+                e = exp_vec(buf[c * TILE + i] - buf[mx + i])
                 buf[c * TILE + i] = e
                 buf[sm + i] += e
         for c in range(C):

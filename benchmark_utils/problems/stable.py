@@ -18,7 +18,7 @@ from numba.extending import intrinsic
 
 
 # --------------------------------------------------------------------------
-# exp on x <= 0 that LLVM can vectorise (glibc's ``exp`` is a scalar call)
+# exp that LLVM can vectorise (glibc's ``exp`` is a scalar call)
 # --------------------------------------------------------------------------
 @intrinsic
 def _pow2(typingctx, k):
@@ -36,21 +36,24 @@ _INV_LN2 = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 to 32 bits (k * _LN2_HI exact)
 _LN2_LO = 1.90821492927058770002e-10
 _X_MIN = -745.5  # below: e^x rounds to 0
+_X_MAX = 710.0  # above: e^x overflows to inf
 
 
 @njit(cache=True, inline="always", fastmath={"contract"})
-def exp_nonpos(x):
-    """e^x for x <= 0, within 1 ulp of glibc's ``exp`` (90 % bit-equal,
+def exp_vec(x):
+    """e^x, within 1 ulp of glibc's ``exp`` (90 % bit-equal,
     tests/test_stable.py), with no call, so that a loop of them
     vectorises.
 
     Cody-Waite reduction x = k ln 2 + r, |r| <= ln 2 / 2 (ln 2 split in a
     32-bit head, so k ln2_hi is exact, and a tail), e^r by its Taylor
     polynomial of degree 13 (Horner; the remainder is below 2^-60), and
-    2^k as two powers of two so that results down to the subnormals are
-    reached. NaN stays NaN."""
+    2^k as two powers of two so that results down to the subnormals, and
+    up to the overflow to inf, are reached. NaN stays NaN."""
     if x < _X_MIN:
         x = _X_MIN
+    if x > _X_MAX:
+        x = _X_MAX
     kf = math.floor(x * _INV_LN2 + 0.5)
     r = (x - kf * _LN2_HI) - kf * _LN2_LO
     p = 1.0 / 6227020800.0
