@@ -26,7 +26,7 @@ from numba import njit
 from .jit import copy_into
 from .records import F, G
 from .solves import (HIA, fresh, grad_y_g, hvp, inverse_hvp, keep, phi,
-                     storm, ul_pass)
+                     phi2, storm, ul_pass, ul_pass2)
 from .steps import schedule
 
 
@@ -39,16 +39,19 @@ def jacobi_iteration(model, levels, it, w, cfg, stream, k):
     two = k >= 1
     J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
     ids = fresh(stream, levels[F], b, blocks)
-    ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
     if two:
-        ul_pass(model, levels, stream, ids, b, it.xp, it.yp, w.ux2, w.r2, w)
+        ul_pass2(model, levels, stream, ids, b, x, y, w.ux, w.r, it.xp,
+                 it.yp, w.ux2, w.r2, w)
+    else:
+        ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
     inverse_hvp(model, levels, stream, cfg, cfg.solver == HIA, False, two,
                 x, y, w.r, w.s, it.xp, it.yp, w.r2, w.s2, w)
-    phi(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, True,
-        cfg.cross, w)
     if two:
-        phi(model, levels, stream, J, b, it.xp, it.yp, w.s2, w.ux2, w.d2,
-            w.gy2, True, cfg.cross, w)
+        phi2(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, it.xp,
+             it.yp, w.s2, w.ux2, w.d2, w.gy2, True, cfg.cross, w)
+    else:
+        phi(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, True,
+            cfg.cross, w)
     a_k = schedule(cfg.storm_a, cfg.exp_a, k)
     storm(w.vy, w.gy, w.gy2, a_k, not two)
     storm(w.vx, w.d, w.d2, a_k, not two)
@@ -85,15 +88,18 @@ def fsla_iteration(model, levels, it, w, cfg, stream, k):
     for c in range(z.shape[0]):
         z[c] -= gamma_k * (w.hv[c] - w.r[c])
     ids = fresh(stream, levels[F], b, blocks)
-    ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
-    if not first:
-        ul_pass(model, levels, stream, ids, b, it.xp, it.yp, w.ux2, w.r2, w)
+    if first:
+        ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
+    else:
+        ul_pass2(model, levels, stream, ids, b, x, y, w.ux, w.r, it.xp,
+                 it.yp, w.ux2, w.r2, w)
     ids = fresh(stream, levels[G], b, blocks)
-    phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, False,
-        cfg.cross, w)
-    if not first:
-        phi(model, levels, stream, ids, b, it.xp, it.yp, it.zp, w.ux2, w.d2,
-            w.gy, False, cfg.cross, w)
+    if first:
+        phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, False,
+            cfg.cross, w)
+    else:
+        phi2(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, it.xp,
+             it.yp, it.zp, w.ux2, w.d2, w.gy, False, cfg.cross, w)
     storm(w.vx, w.d, w.d2, schedule(cfg.storm_a, cfg.exp_a, k), first)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     for c in range(x.shape[0]):

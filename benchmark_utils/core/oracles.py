@@ -3,7 +3,8 @@ one level's directions on a set of samples at one point, the exact
 regularisation parts, and the x-gradient of g (F2SA).
 
 Every oracle of stocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA and
-F2SA is one call of ``level_mean`` (with its weights ``c_x, c_y, c_z`` on
+F2SA is one call of ``level_mean`` (or, for the same batch at two points,
+of ``level_mean2``) (with its weights ``c_x, c_y, c_z`` on
 the three directions) plus the exact parts of ``reg_at``:
 
     UL pass at (x, y):       c_x = 1: mean_I grad_x F_i   (D^x, f-part)
@@ -26,8 +27,8 @@ from numba import njit
 
 from ..problems.dispatch import gradx_g, reg, reg_gradx
 from .jit import NO_REFCOUNT
-from .passes import _apply, _coef
-from .records import B_CUR, B_CX, B_CY, B_CZ, F, N_SAMPLES
+from .passes import _apply, _coef, _coef2
+from .records import B_CUR, B_CX, B_CY, B_CZ, B_PREV, F, N_SAMPLES
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -59,6 +60,43 @@ def level_mean(part, model, levels, stream, ids, count, x, y, w, cx, cy, cz,
                 CY[t, k] = wy * v
                 CZ[t, k] = wz * v
         _apply(is_f, model, lv, ids, start, c, CX, CY, CZ, ox, oy, oz)
+
+
+@njit(cache=True, **NO_REFCOUNT)
+def level_mean2(part, model, levels, stream, ids, count, x, y, w, x2, y2,
+                w2, cx, cy, cz, ox, oy, oz, ox2, oy2, oz2):
+    """``level_mean`` at two points on the same samples (a joint
+    evaluation, docs/baselines.md §2): at ``(x, y, w)`` into ``o*`` and at
+    ``(x2, y2, w2)`` into ``o*2``, the coefficients of both points from one
+    ``coef2`` pass over the rows (logreg reads each row once).  Two
+    batch-oracle calls: it counts ``2 count``."""
+    stream.counters[N_SAMPLES] += 2 * count
+    lv = levels[part]
+    is_f = part == F
+    S = lv.S
+    K = S.shape[2]
+    Kc = S[B_CUR]
+    Kp = S[B_PREV]
+    CX = S[B_CX]
+    CY = S[B_CY]
+    CZ = S[B_CZ]
+    ch = S.shape[1]
+    inv = 1.0 / count
+    wx, wy, wz = cx * inv, cy * inv, cz * inv
+    for start in range(0, count, ch):
+        c = min(ch, count - start)
+        _coef2(is_f, model, lv, ids, start, c, x, y, w, x2, y2, w2, Kc, Kp)
+        for pt in range(2):
+            Ks = Kc if pt == 0 else Kp
+            for t in range(c):
+                for k in range(K):
+                    v = Ks[t, k]
+                    CX[t, k] = wx * v
+                    CY[t, k] = wy * v
+                    CZ[t, k] = wz * v
+            _apply(is_f, model, lv, ids, start, c, CX, CY, CZ,
+                   ox if pt == 0 else ox2, oy if pt == 0 else oy2,
+                   oz if pt == 0 else oz2)
 
 
 @njit(cache=True, **NO_REFCOUNT)

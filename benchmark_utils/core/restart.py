@@ -19,7 +19,7 @@ from numba import njit
 
 from .jit import copy_into
 from .records import F, G
-from .solves import fresh, inverse_hvp, keep, phi, ul_pass
+from .solves import fresh, inverse_hvp, keep, phi, phi2, ul_pass, ul_pass2
 from .steps import schedule
 
 
@@ -46,14 +46,12 @@ def _correct(model, levels, it, w, cfg, stream):
     x, y = it.x, it.y
     ids = fresh(stream, levels[F], b, blocks)
     J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
-    ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
-    ul_pass(model, levels, stream, ids, b, it.xp, it.yp, w.ux2, w.r2, w)
+    ul_pass2(model, levels, stream, ids, b, x, y, w.ux, w.r, it.xp, it.yp,
+             w.ux2, w.r2, w)
     inverse_hvp(model, levels, stream, cfg, False, False, True, x, y, w.r,
                 w.s, it.xp, it.yp, w.r2, w.s2, w)
-    phi(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, True,
-        cfg.cross, w)
-    phi(model, levels, stream, J, b, it.xp, it.yp, w.s2, w.ux2, w.d2, w.gy2,
-        True, cfg.cross, w)
+    phi2(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, it.xp,
+         it.yp, w.s2, w.ux2, w.d2, w.gy2, True, cfg.cross, w)
     for c in range(x.shape[0]):
         w.vx[c] += w.d[c] - w.d2[c]
     for c in range(y.shape[0]):

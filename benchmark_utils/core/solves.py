@@ -21,7 +21,7 @@ from ..prefetch import prefetch_labels, prefetch_rows
 from ..rng import randint
 from ..sampling import draw_batch, draw_block
 from .jit import copy_into
-from .oracles import level_mean, reg_at
+from .oracles import level_mean, level_mean2, reg_at
 from .records import F, G, N_SAMPLES
 
 NEUMANN, HIA, SGD_Z = 0, 1, 2  # inverse-Hessian solvers (BConfig.solver)
@@ -126,6 +126,67 @@ def phi(model, levels, stream, ids, b, x, y, s, ux, d, gy, with_gy, cross,
             gy[k] += w.ry[k]
 
 
+# Joint evaluations (docs/baselines.md §2): the same batch at u_k and at
+# u_{k-1}, the coefficients of both points from one pass over the rows
+# (``level_mean2``); each output as the one-point block above gives it.
+
+@njit(cache=True, inline="always")
+def hvp2(model, levels, stream, ids, b, x, y, v, out, x2, y2, v2, out2, w):
+    """``out = H_J(x, y) v`` and ``out2 = H_J(x2, y2) v2``."""
+    out[:] = 0.0
+    out2[:] = 0.0
+    level_mean2(G, model, levels, stream, ids, b, x, y, v, x2, y2, v2, 0.0,
+                0.0, 1.0, w.tx, w.ty, out, w.tx, w.ty, out2)
+    for pt in range(2):
+        o = out if pt == 0 else out2
+        reg_at(model, x if pt == 0 else x2, y if pt == 0 else y2,
+               v if pt == 0 else v2, w.rx, w.ry, w.rz)
+        for k in range(o.shape[0]):
+            o[k] += w.rz[k]
+
+
+@njit(cache=True, inline="always")
+def ul_pass2(model, levels, stream, ids, b, x, y, ux, r, x2, y2, ux2, r2,
+             w):
+    """``ul_pass`` at (x, y) into (ux, r) and at (x2, y2) into (ux2,
+    r2)."""
+    ux[:] = 0.0
+    r[:] = 0.0
+    ux2[:] = 0.0
+    r2[:] = 0.0
+    level_mean2(F, model, levels, stream, ids, b, x, y, y, x2, y2, y2, 1.0,
+                0.0, -1.0, ux, w.ty, r, ux2, w.ty, r2)
+
+
+@njit(cache=True, inline="always")
+def phi2(model, levels, stream, ids, b, x, y, s, ux, d, gy, x2, y2, s2, ux2,
+         d2, gy2, with_gy, cross, w):
+    """``phi`` at (x, y, s) into (d, gy) and at (x2, y2, s2) into (d2,
+    gy2)."""
+    copy_into(d, ux)
+    copy_into(d2, ux2)
+    if with_gy:
+        gy[:] = 0.0
+        gy2[:] = 0.0
+    if with_gy or cross:
+        level_mean2(G, model, levels, stream, ids, b, x, y, s, x2, y2, s2,
+                    1.0, 1.0 if with_gy else 0.0, 0.0, d,
+                    gy if with_gy else w.ty, w.tz, d2,
+                    gy2 if with_gy else w.ty, w.tz)
+    else:
+        stream.counters[N_SAMPLES] += 2 * b
+    for pt in range(2):
+        dd = d if pt == 0 else d2
+        gg = gy if pt == 0 else gy2
+        reg_at(model, x if pt == 0 else x2, y if pt == 0 else y2,
+               s if pt == 0 else s2, w.rx, w.ry, w.rz)
+        for k in range(dd.shape[0]):
+            dd[k] += w.rx[k]
+        if with_gy:
+            for k in range(gg.shape[0]):
+                gg[k] += w.ry[k]
+
+
 @njit(cache=True, inline="always")
 def sgd_y(model, levels, stream, T, beta, x, y, b, blocks, w):
     """B1: ``T`` SGD steps on y at fixed x, a fresh LL batch each."""
@@ -176,17 +237,17 @@ def inverse_hvp(model, levels, stream, cfg, hia, full, two, x, y, r, s,
         else:
             ids = step_batch(stream, lv, b, cfg.blocks, q, n_steps, w)
             cnt = b
-        for pt in range(2 if two else 1):
-            if pt == 0:
-                hvp(model, levels, stream, ids, cnt, x, y, w1, w.hv, w)
-                for k in range(dy):
-                    w1[k] -= eta * w.hv[k]
-                    s[k] += eta * w1[k]
-            else:
-                hvp(model, levels, stream, ids, cnt, x2, y2, w2, w.hv, w)
-                for k in range(dy):
-                    w2[k] -= eta * w.hv[k]
-                    s2[k] += eta * w2[k]
+        if two:  # joint: the same batch at both points, one pass
+            hvp2(model, levels, stream, ids, cnt, x, y, w1, w.hv, x2, y2,
+                 w2, w.tz, w)
+            for k in range(dy):
+                w2[k] -= eta * w.tz[k]
+                s2[k] += eta * w2[k]
+        else:
+            hvp(model, levels, stream, ids, cnt, x, y, w1, w.hv, w)
+        for k in range(dy):
+            w1[k] -= eta * w.hv[k]
+            s[k] += eta * w1[k]
     if hia:
         scale = Q * eta
         for k in range(dy):
