@@ -31,6 +31,18 @@ from .passes import _apply, _coef, _coef2
 from .records import B_CUR, B_CX, B_CY, B_CZ, B_PREV, F, N_SAMPLES
 
 
+@njit(cache=True, inline="always")
+def _weighted(K, count, wx, wy, wz, CX, CY, CZ):
+    """``C_d[t] = w_d K[t]`` for the first ``count`` samples (the weights
+    of the three directions on one point's coefficients)."""
+    for t in range(count):
+        for k in range(K.shape[1]):
+            v = K[t, k]
+            CX[t, k] = wx * v
+            CY[t, k] = wy * v
+            CZ[t, k] = wz * v
+
+
 @njit(cache=True, **NO_REFCOUNT)
 def level_mean(part, model, levels, stream, ids, count, x, y, w, cx, cy, cz,
                ox, oy, oz):
@@ -42,7 +54,6 @@ def level_mean(part, model, levels, stream, ids, count, x, y, w, cx, cy, cz,
     lv = levels[part]
     is_f = part == F
     S = lv.S
-    K = S.shape[2]
     Kc = S[B_CUR]
     CX = S[B_CX]
     CY = S[B_CY]
@@ -53,12 +64,7 @@ def level_mean(part, model, levels, stream, ids, count, x, y, w, cx, cy, cz,
     for start in range(0, count, ch):
         c = min(ch, count - start)
         _coef(is_f, model, lv, ids, start, c, x, y, w, Kc)
-        for t in range(c):
-            for k in range(K):
-                v = Kc[t, k]
-                CX[t, k] = wx * v
-                CY[t, k] = wy * v
-                CZ[t, k] = wz * v
+        _weighted(Kc, c, wx, wy, wz, CX, CY, CZ)
         _apply(is_f, model, lv, ids, start, c, CX, CY, CZ, ox, oy, oz)
 
 
@@ -74,7 +80,6 @@ def level_mean2(part, model, levels, stream, ids, count, x, y, w, x2, y2,
     lv = levels[part]
     is_f = part == F
     S = lv.S
-    K = S.shape[2]
     Kc = S[B_CUR]
     Kp = S[B_PREV]
     CX = S[B_CX]
@@ -88,12 +93,7 @@ def level_mean2(part, model, levels, stream, ids, count, x, y, w, x2, y2,
         _coef2(is_f, model, lv, ids, start, c, x, y, w, x2, y2, w2, Kc, Kp)
         for pt in range(2):
             Ks = Kc if pt == 0 else Kp
-            for t in range(c):
-                for k in range(K):
-                    v = Ks[t, k]
-                    CX[t, k] = wx * v
-                    CY[t, k] = wy * v
-                    CZ[t, k] = wz * v
+            _weighted(Ks, c, wx, wy, wz, CX, CY, CZ)
             _apply(is_f, model, lv, ids, start, c, CX, CY, CZ,
                    ox if pt == 0 else ox2, oy if pt == 0 else oy2,
                    oz if pt == 0 else oz2)

@@ -37,22 +37,6 @@ def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
     _coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
 
 
-@njit(cache=True)
-def coef2_f(Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
-    """``coef_f`` at (x, y, z) into ``K``, then at (xp, yp, zp) into
-    ``Kp`` (two passes: the rows are long enough that reading them twice
-    costs little)."""
-    coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
-    coef_f(Xf, yf, params, idx, start, count, xp, yp, zp, Kp)
-
-
-@njit(cache=True)
-def coef2_g(Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
-    """``coef_g`` at the two points, as ``coef2_f``."""
-    coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
-    coef_g(Xg, yg, params, idx, start, count, xp, yp, zp, Kp)
-
-
 @njit(cache=True, inline="always")
 def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     _apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)

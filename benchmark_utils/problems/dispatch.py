@@ -15,10 +15,11 @@ loops far better than one large fused function, and no array view is made per
 sample.
 
 ``coef2_*`` write the coefficients at two points on the same samples,
-``(x, y, z)`` into ``K`` and ``(xp, yp, zp)`` into ``Kp``, as two ``coef_*``
-calls would (the single loop's u_k and u_{k-1}, the baselines' joint
-evaluations); short-row tasks (logreg) read each row once for both points,
-which may change the last bits of the dot products.
+``(x, y, z)`` into ``K`` and ``(xp, yp, zp)`` into ``Kp`` (the single
+loop's u_k and u_{k-1}, the baselines' joint evaluations): two ``coef_*``
+calls, except for short-row tasks with a two-point kernel of their own
+(logreg's ``coef2_*`` reads each row once for both points, which may change
+the last bits of the dot products).
 
 ``gradx_g`` adds ``c sum_t grad_x G_{idx[start + t]}(x, y)`` to ``ox``
 (F2SA). ``reg_gradx`` writes grad_x of g's exact regularisation at (x, y)
@@ -58,34 +59,46 @@ def coef_g(task, Xg, yg, params, idx, start, count, x, y, z, K):
 def coef2_f(task, Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp,
             K, Kp):
     if task == QUADRATIC:
-        quadratic.coef2_f(Xf, yf, params, idx, start, count, x, y, z,
-                          xp, yp, zp, K, Kp)
+        quadratic.coef_f(Xf, yf, params, idx, start, count,
+                         x, y, z, K)
+        quadratic.coef_f(Xf, yf, params, idx, start, count,
+                         xp, yp, zp, Kp)
     elif task == LOGREG:
         logreg.coef2_f(Xf, yf, params, idx, start, count, x, y, z,
                        xp, yp, zp, K, Kp)
     elif task == MULTILOGREG:
-        multilogreg.coef2_f(Xf, yf, params, idx, start, count, x, y, z,
-                            xp, yp, zp, K, Kp)
+        multilogreg.coef_f(Xf, yf, params, idx, start, count,
+                           x, y, z, K)
+        multilogreg.coef_f(Xf, yf, params, idx, start, count,
+                           xp, yp, zp, Kp)
     elif task == DATACLEANING:
-        datacleaning.coef2_f(Xf, yf, params, idx, start, count, x, y, z,
-                             xp, yp, zp, K, Kp)
+        datacleaning.coef_f(Xf, yf, params, idx, start, count,
+                            x, y, z, K)
+        datacleaning.coef_f(Xf, yf, params, idx, start, count,
+                            xp, yp, zp, Kp)
 
 
 @njit(cache=True, inline="always")
 def coef2_g(task, Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp,
             K, Kp):
     if task == QUADRATIC:
-        quadratic.coef2_g(Xg, yg, params, idx, start, count, x, y, z,
-                          xp, yp, zp, K, Kp)
+        quadratic.coef_g(Xg, yg, params, idx, start, count,
+                         x, y, z, K)
+        quadratic.coef_g(Xg, yg, params, idx, start, count,
+                         xp, yp, zp, Kp)
     elif task == LOGREG:
         logreg.coef2_g(Xg, yg, params, idx, start, count, x, y, z,
                        xp, yp, zp, K, Kp)
     elif task == MULTILOGREG:
-        multilogreg.coef2_g(Xg, yg, params, idx, start, count, x, y, z,
-                            xp, yp, zp, K, Kp)
+        multilogreg.coef_g(Xg, yg, params, idx, start, count,
+                           x, y, z, K)
+        multilogreg.coef_g(Xg, yg, params, idx, start, count,
+                           xp, yp, zp, Kp)
     elif task == DATACLEANING:
-        datacleaning.coef2_g(Xg, yg, params, idx, start, count, x, y, z,
-                             xp, yp, zp, K, Kp)
+        datacleaning.coef_g(Xg, yg, params, idx, start, count,
+                            x, y, z, K)
+        datacleaning.coef_g(Xg, yg, params, idx, start, count,
+                            xp, yp, zp, Kp)
 
 
 @njit(cache=True, inline="always")

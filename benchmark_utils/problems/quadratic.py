@@ -76,22 +76,6 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
         K[t, 1] = w
 
 
-@njit(cache=True)
-def coef2_f(Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
-    """``coef_f`` at (x, y, z) into ``K``, then at (xp, yp, zp) into
-    ``Kp`` (two passes: the rows are long enough that reading them twice
-    costs little)."""
-    coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
-    coef_f(Xf, yf, params, idx, start, count, xp, yp, zp, Kp)
-
-
-@njit(cache=True)
-def coef2_g(Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
-    """``coef_g`` at the two points, as ``coef2_f``."""
-    coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
-    coef_g(Xg, yg, params, idx, start, count, xp, yp, zp, Kp)
-
-
 @njit(cache=True, fastmath=_FAST)
 def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     dx = ox.shape[0]
