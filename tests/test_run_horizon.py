@@ -1,0 +1,43 @@
+"""tools.run_horizon: the longest run a config can make, and the quick
+run's tuned steps over it (README "Compare solvers")."""
+import yaml
+
+from bench_helpers import ROOT, benchmark
+from tools import run_horizon
+
+
+def test_callback_calls_follow_the_evaluation_schedule():
+    # stopping.py: points at calls 0, 1, 2, 3, 4, 6, 9, 13, ...
+    assert [run_horizon.callback_calls(k) for k in range(1, 9)] == \
+        [0, 1, 2, 3, 4, 6, 9, 13]
+    assert run_horizon.callback_calls(25) == 12138
+
+
+def test_quick_config_cap():
+    config = yaml.safe_load(open(f"{ROOT}/configs/quick.yml"))
+    assert config["max-runs"] == 25
+    assert run_horizon.callback_calls(config["max-runs"]) * 128 == 1553664
+
+
+def test_a_stable_run_goes_to_the_cap_and_an_unstable_one_reports():
+    bench = benchmark()
+    k, total, div = run_horizon.horizon_run(
+        bench, "Simulated[n=200,m=300,dim_x=5,dim_y=10]",
+        "SOBA[step_size=0.1,eval_freq=8]", 6)
+    assert (k, total, div) == (6 * 8, 6 * 8, False)
+    k, total, div = run_horizon.horizon_run(
+        bench, "Simulated[n=200,m=300,dim_x=5,dim_y=10]",
+        "SOBA[step_size=1000,eval_freq=8]", 12)
+    assert div and 0 < k < total == 63 * 8
+
+
+def test_the_steps_that_once_diverged_in_the_quick_run_stay_finite():
+    """MA-SOBA on breast_cancer (step 0.1 / 1 diverged at iteration
+    1 262 723 of the quick run's 1 553 664) and SFFBA on wine (1 / 10 at
+    iteration 2 072), at their tuned values, over the whole cap."""
+    bench = benchmark()
+    for dataset, solver in [
+            ("breast_cancer", "MA-SOBA[step_size=tuned,outer_ratio=tuned]"),
+            ("wine", "SFFBA[step_size=tuned,outer_ratio=tuned,R=tuned]")]:
+        k, total, div = run_horizon.horizon_run(bench, dataset, solver, 25)
+        assert (k, total, div) == (1553664, 1553664, False), solver
