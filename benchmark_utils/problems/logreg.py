@@ -93,6 +93,10 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
 # The same coefficients at two points on the same rows (the single loop's
 # u_k and u_{k-1}, the baselines' joint evaluations): every row is read
 # once for its two (four) dot products, which the loop computes together.
+# numba inlines ``inline="always"`` helpers into the caller's IR, where the
+# caller's fastmath flags apply, not the helper's: coef2_f/coef2_g carry
+# the flags of the dot products themselves (without them the four sums ran
+# as scalar chains, 1.46 against 0.79 us for coef2_g on 64 IJCNN1 rows).
 
 @njit(cache=True, fastmath=_FAST, inline="always")
 def _dots2_row(X, q, v1, v2, p):
@@ -120,7 +124,7 @@ def _dots4_row(X, q, v1, v2, v3, v4, p):
     return s1, s2, s3, s4
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FAST)
 def coef2_f(Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
     """``coef_f`` at (x, y, z) into ``K`` and at (xp, yp, zp) into ``Kp``."""
     p = y.shape[0]
@@ -130,7 +134,7 @@ def coef2_f(Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
     batch_logistic(Kp, count, yf, idx, start, False)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FAST)
 def coef2_g(Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
     """``coef_g`` at (x, y, z) into ``K`` and at (xp, yp, zp) into ``Kp``
     (both z slots empty, or neither)."""
