@@ -89,7 +89,13 @@ def prefetch_rows(X, idx, count):
             _prefetch(X, first, off)
         return
     for t in range(count):
-        q = idx[t]
-        for k in range(0, p, LINE):
-            _prefetch(X, q, k)
-        _prefetch(X, q, p - 1)
+        prefetch_row(X, idx[t])
+
+
+@njit(cache=True, inline="always")
+def prefetch_row(X, q):
+    """Prefetch every cache line of the row ``X[q]``."""
+    p = X.shape[1]
+    for k in range(0, p, LINE):
+        _prefetch(X, q, k)
+    _prefetch(X, q, p - 1)

@@ -1,14 +1,17 @@
 """The batch products of ``softmax_ce`` against plain NumPy: the short-row
-kernels (p < BLOCK_MIN_P) and the register-blocked ones for every class-row
-blocking (R = 2 .. 20: blocks of 3 and 2), with batch sizes that leave 0 to
-3 samples outside the four-sample groups."""
+kernels (p < BLOCK_MIN_P: class rows as lanes for R <= LANES, one class row
+at a time beyond; p = 13, 54 = covtype, 127 = the widest that fits the
+lanes' scratch) and the register-blocked ones for every class-row blocking
+(R = 2 .. 20: blocks of 3 and 2), with batch sizes that leave 0 to 3
+samples outside the four-sample groups and one (70) past a tile of 64."""
 import numpy as np
 import pytest
 
 from benchmark_utils.problems.softmax_ce import BLOCK_MIN_P, \
-    batch_add_outer, batch_class_dots
+    batch_add_outer, batch_add_outer_one, batch_class_dots
 
-WIDTHS = [13, BLOCK_MIN_P + 3]
+WIDTHS = [13, 54, BLOCK_MIN_P - 1, BLOCK_MIN_P + 3]
+COUNTS = [1, 4, 6, 11, 70]
 
 
 def _stack(A, B, C, p, R):
@@ -18,11 +21,11 @@ def _stack(A, B, C, p, R):
 
 @pytest.mark.parametrize("C", [2, 3, 4, 5, 7, 10])
 @pytest.mark.parametrize("two", [False, True])
-@pytest.mark.parametrize("count", [1, 4, 6, 11])
+@pytest.mark.parametrize("count", COUNTS)
 @pytest.mark.parametrize("p", WIDTHS)
 def test_batch_class_dots_matches_numpy(C, two, count, p):
     rng = np.random.default_rng(C * 100 + count)
-    n = 20
+    n = count + 20
     X = rng.standard_normal((n, p))
     A, B = rng.standard_normal(C * p), rng.standard_normal(C * p)
     R = 2 * C if two else C
@@ -38,11 +41,11 @@ def test_batch_class_dots_matches_numpy(C, two, count, p):
 
 @pytest.mark.parametrize("C", [2, 3, 4, 5, 7, 10])
 @pytest.mark.parametrize("two", [False, True])
-@pytest.mark.parametrize("count", [1, 4, 6, 11])
+@pytest.mark.parametrize("count", COUNTS)
 @pytest.mark.parametrize("p", WIDTHS)
 def test_batch_add_outer_matches_numpy(C, two, count, p):
     rng = np.random.default_rng(C * 100 + count + 1)
-    n = 20
+    n = count + 20
     X = rng.standard_normal((n, p))
     R = 2 * C if two else C
     K1 = rng.standard_normal((count, 2 * C + 1))
@@ -61,3 +64,21 @@ def test_batch_add_outer_matches_numpy(C, two, count, p):
                                atol=1e-13)
     np.testing.assert_allclose(O2, O2_0 + add[C:].ravel(), rtol=1e-13,
                                atol=1e-13)
+
+
+@pytest.mark.parametrize("C", [2, 7, 10, 17])
+@pytest.mark.parametrize("off", [0, 1])
+@pytest.mark.parametrize("count", COUNTS)
+@pytest.mark.parametrize("p", WIDTHS)
+def test_batch_add_outer_one_matches_numpy(C, off, count, p):
+    rng = np.random.default_rng(C * 100 + count + 2)
+    n = count + 20
+    X = rng.standard_normal((n, p))
+    K = rng.standard_normal((count, C + off))
+    O = rng.standard_normal(C * p)
+    O_0 = O.copy()
+    idx = rng.permutation(n)
+    batch_add_outer_one(X, idx, 5, count, p, C, K, off, 0.5, O)
+    rows = X[idx[5:5 + count]]
+    np.testing.assert_allclose(O, O_0 + (0.5 * K[:, off:].T @ rows).ravel(),
+                               rtol=1e-13, atol=1e-13)

@@ -14,6 +14,8 @@ from numba.extending import intrinsic
 TILE = 64  # samples per tile of a batch kernel
 MAX_C = 16  # rows per sample a tile holds (classes, or margins and exps)
 SCRATCH = TILE * (MAX_C + 2)  # a tile's (MAX_C + 2) x TILE numbers
+LANES = 16  # class rows of a transposed block (softmax_ce's short rows)
+WIDE = 128 * LANES  # a (p < 128) x LANES transposed block
 
 
 @intrinsic
@@ -22,4 +24,12 @@ def stack_scratch(typingctx):
     in its entry block)."""
     def codegen(context, builder, signature, args):
         return cgutils.alloca_once(builder, ir.DoubleType(), size=SCRATCH)
+    return types.CPointer(types.float64)(), codegen
+
+
+@intrinsic
+def wide_scratch(typingctx):
+    """Pointer to ``WIDE`` float64 on the caller's stack."""
+    def codegen(context, builder, signature, args):
+        return cgutils.alloca_once(builder, ir.DoubleType(), size=WIDE)
     return types.CPointer(types.float64)(), codegen
