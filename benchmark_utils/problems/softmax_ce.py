@@ -87,10 +87,12 @@ def batch_grad_coef(K, count, C, labels, idx, start):
         K[t, int(labels[idx[start + t]])] -= 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hvp_coef_label(K, t, off_g, off_v, C, label):
     """``K[t, off_g:off_g+C] = s - e_label``, ``K[t, off_v:off_v+C] = v``
-    -> ``K[t, off_v:off_v+C] = s * v - s (s.v)``."""
+    -> ``K[t, off_v:off_v+C] = s * v - s (s.v)``.  Inlined into the
+    per-sample loop of its caller (as a call it took 10 % of MRBO's
+    iteration on covtype)."""
     sv = 0.0
     for c in range(C):
         s = K[t, off_g + c] + (1.0 if c == label else 0.0)
