@@ -19,7 +19,7 @@ from benchmark_utils.tasks import problem_from_data, starting_point
 from conftest import glm_data
 
 DISPATCH_FUNCS = ("coef_f", "coef_g", "coef2_f", "coef2_g", "apply_f",
-                  "apply_g", "reg")
+                  "apply_g", "apply2_f", "apply2_g", "reg")
 
 
 def dataset(task):
@@ -239,3 +239,44 @@ def test_unknown_task_is_refused_everywhere():
                            r"\['datacleaning', 'logreg', 'multilogreg', "
                            r"'quadratic'\], got 'svm'"):
             call()
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+@pytest.mark.parametrize("outputs", ["z", "y", "y+z", "mixed"])
+def test_two_point_products_are_two_single_point_calls(task, outputs):
+    """``apply2_*`` (a joint evaluation's two points on the same rows) adds
+    bitwise what two ``apply_*`` calls add: each point asking for z only
+    (the baselines' paired Hessian-vector products, one pass of 2C lanes
+    on multilogreg's short rows), y only, both, or the points asking for
+    different outputs."""
+    P = problem_from_data(**dataset(task))
+    rng = np.random.default_rng(11)
+    changed = []
+    for part, X, yv, k, count in (("f", P.Xf, P.yf, P.n_coef[0], P.n),
+                                  ("g", P.Xg, P.yg, P.n_coef[1], P.m)):
+        idx = rng.permutation(count).astype(np.int64)
+        c = count - 2
+        coefs = []
+        for point in range(2):
+            Cx, Cy, Cz = (rng.standard_normal((c, k)) for _ in range(3))
+            use = outputs if outputs != "mixed" else ("z", "y")[point]
+            if "y" not in use:
+                Cy[:] = 0.0
+            if "z" not in use:
+                Cz[:] = 0.0
+            coefs.append((Cx, Cy, Cz))
+        start = [tuple(rng.standard_normal(d) for d in
+                       (P.dim_x, P.dim_y, P.dim_y)) for _ in range(2)]
+        want = [tuple(o.copy() for o in s) for s in start]
+        for C3, out in zip(coefs, want):
+            getattr(dispatch, f"apply_{part}")(P.code, X, yv, P.params, idx,
+                                               2, c, *C3, *out)
+        got = [tuple(o.copy() for o in s) for s in start]
+        getattr(dispatch, f"apply2_{part}")(P.code, X, yv, P.params, idx, 2,
+                                            c, *coefs[0], *got[0],
+                                            *coefs[1], *got[1])
+        for a3, b3, s3 in zip(got, want, start):
+            for a, b, s0 in zip(a3, b3, s3):
+                assert a.tobytes() == b.tobytes(), (task, part, outputs)
+                changed.append(np.any(a != s0))
+    assert any(changed)  # (f has no y output on some tasks)

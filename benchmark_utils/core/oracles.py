@@ -27,8 +27,9 @@ from numba import njit
 
 from ..problems.dispatch import gradx_g, reg, reg_gradx
 from .jit import NO_REFCOUNT
-from .passes import _apply, _coef, _coef2
-from .records import B_CUR, B_CX, B_CY, B_CZ, B_PREV, F, N_SAMPLES
+from .passes import _apply, _apply2, _coef, _coef2
+from .records import B_CUR, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ, B_PREV, F, \
+    N_SAMPLES
 
 
 @njit(cache=True, inline="always")
@@ -88,15 +89,16 @@ def level_mean2(part, model, levels, stream, ids, count, x, y, w, x2, y2,
     ch = S.shape[1]
     inv = 1.0 / count
     wx, wy, wz = cx * inv, cy * inv, cz * inv
+    DX = S[B_DX]
+    DY = S[B_DY]
+    DZ = S[B_DZ]
     for start in range(0, count, ch):
         c = min(ch, count - start)
         _coef2(is_f, model, lv, ids, start, c, x, y, w, x2, y2, w2, Kc, Kp)
-        for pt in range(2):
-            Ks = Kc if pt == 0 else Kp
-            _weighted(Ks, c, wx, wy, wz, CX, CY, CZ)
-            _apply(is_f, model, lv, ids, start, c, CX, CY, CZ,
-                   ox if pt == 0 else ox2, oy if pt == 0 else oy2,
-                   oz if pt == 0 else oz2)
+        _weighted(Kc, c, wx, wy, wz, CX, CY, CZ)
+        _weighted(Kp, c, wx, wy, wz, DX, DY, DZ)
+        _apply2(is_f, model, lv, ids, start, c, CX, CY, CZ, ox, oy, oz,
+                DX, DY, DZ, ox2, oy2, oz2)
 
 
 @njit(cache=True, **NO_REFCOUNT)

@@ -24,8 +24,8 @@ callees, and every extra call site of a kernel multiplies the compile time.
 from numba import njit
 
 from ..prefetch import prefetch_labels, prefetch_rows
-from ..problems.dispatch import apply_f, apply_g, coef2_f, coef2_g, coef_f, \
-    coef_g
+from ..problems.dispatch import apply2_f, apply2_g, apply_f, apply_g, coef2_f, \
+    coef2_g, coef_f, coef_g
 from .records import B_CUR, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ, B_PREV
 
 
@@ -59,6 +59,19 @@ def _apply(is_f, model, lv, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     else:
         apply_g(model.task, lv.X, lv.yv, model.params, idx, start, count,
                 Cx, Cy, Cz, ox, oy, oz)
+
+
+@njit(cache=True, inline="always")
+def _apply2(is_f, model, lv, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
+            Dx, Dy, Dz, ox2, oy2, oz2):
+    """``_apply`` of ``C*`` into ``o*`` and of ``D*`` into ``o*2`` on the
+    same samples (``dispatch.apply2_*``)."""
+    if is_f:
+        apply2_f(model.task, lv.X, lv.yv, model.params, idx, start, count,
+                 Cx, Cy, Cz, ox, oy, oz, Dx, Dy, Dz, ox2, oy2, oz2)
+    else:
+        apply2_g(model.task, lv.X, lv.yv, model.params, idx, start, count,
+                 Cx, Cy, Cz, ox, oy, oz, Dx, Dy, Dz, ox2, oy2, oz2)
 
 
 @njit(cache=True, inline="always")

@@ -21,6 +21,11 @@ calls, except for short-row tasks with a two-point kernel of their own
 (logreg's ``coef2_*`` reads each row once for both points, which may change
 the last bits of the dot products).
 
+``apply2_*`` are ``apply_*`` twice on the same samples, ``C*`` into
+``o*`` and ``D*`` into ``o*2`` (a joint evaluation's two points): two
+calls, except for multilogreg, whose short rows take both points' products
+in one pass when each asks for the same single output (same sums).
+
 ``gradx_g`` adds ``c sum_t grad_x G_{idx[start + t]}(x, y)`` to ``ox``
 (F2SA). ``reg_gradx`` writes grad_x of g's exact regularisation at (x, y)
 into ``rx``.
@@ -133,6 +138,52 @@ def apply_g(task, Xg, yg, params, idx, start, count, Cx, Cy, Cz,
     elif task == DATACLEANING:
         datacleaning.apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox,
                              oy, oz)
+
+
+@njit(cache=True, inline="always")
+def apply2_f(task, Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy,
+             oz, Dx, Dy, Dz, ox2, oy2, oz2):
+    if task == QUADRATIC:
+        quadratic.apply_f(
+            Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
+        quadratic.apply_f(
+            Xf, yf, params, idx, start, count, Dx, Dy, Dz, ox2, oy2, oz2)
+    elif task == LOGREG:
+        logreg.apply_f(
+            Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
+        logreg.apply_f(
+            Xf, yf, params, idx, start, count, Dx, Dy, Dz, ox2, oy2, oz2)
+    elif task == MULTILOGREG:
+        multilogreg.apply2_f(Xf, yf, params, idx, start, count, Cx, Cy,
+                             Cz, ox, oy, oz, Dx, Dy, Dz, ox2, oy2, oz2)
+    elif task == DATACLEANING:
+        datacleaning.apply_f(
+            Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
+        datacleaning.apply_f(
+            Xf, yf, params, idx, start, count, Dx, Dy, Dz, ox2, oy2, oz2)
+
+
+@njit(cache=True, inline="always")
+def apply2_g(task, Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy,
+             oz, Dx, Dy, Dz, ox2, oy2, oz2):
+    if task == QUADRATIC:
+        quadratic.apply_g(
+            Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
+        quadratic.apply_g(
+            Xg, yg, params, idx, start, count, Dx, Dy, Dz, ox2, oy2, oz2)
+    elif task == LOGREG:
+        logreg.apply_g(
+            Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
+        logreg.apply_g(
+            Xg, yg, params, idx, start, count, Dx, Dy, Dz, ox2, oy2, oz2)
+    elif task == MULTILOGREG:
+        multilogreg.apply2_g(Xg, yg, params, idx, start, count, Cx, Cy,
+                             Cz, ox, oy, oz, Dx, Dy, Dz, ox2, oy2, oz2)
+    elif task == DATACLEANING:
+        datacleaning.apply_g(
+            Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
+        datacleaning.apply_g(
+            Xg, yg, params, idx, start, count, Dx, Dy, Dz, ox2, oy2, oz2)
 
 
 @njit(cache=True, inline="always")

@@ -24,7 +24,7 @@ from numba import njit
 from ..validation import check_class_labels
 from . import MULTILOGREG
 from .softmax_ce import any_nonzero, batch_add_outer, batch_add_outer_one, \
-    batch_class_dots, batch_grad_coef, hvp_coef_label
+    batch_add_outer_pair, batch_class_dots, batch_grad_coef, hvp_coef_label
 from .spec import TaskSpec, logistic_starting_point
 
 
@@ -93,6 +93,41 @@ def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
         batch_add_outer_one(Xg, idx, start, count, p, C, Cy, 0, 1.0, oy)
     elif need_z:
         batch_add_outer_one(Xg, idx, start, count, p, C, Cz, C, 1.0, oz)
+
+
+# The products of a joint evaluation (two points, the same rows): when each
+# point asks for the same single output (the baselines' paired
+# Hessian-vector products and SGD steps), both go through one pass of 2C
+# lanes, with the sums of two ``apply_*`` calls.
+
+@njit(cache=True)
+def apply2_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
+             Dx, Dy, Dz, ox2, oy2, oz2):
+    p = int(params[0])
+    C = int(params[1])
+    batch_add_outer_pair(Xf, idx, start, count, p, C, Cz, 0, -1.0, oz, Dz,
+                         0, oz2)
+
+
+@njit(cache=True)
+def apply2_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
+             Dx, Dy, Dz, ox2, oy2, oz2):
+    p = int(params[0])
+    C = int(params[1])
+    need_y = any_nonzero(Cy, count, 0, C)
+    need_z = any_nonzero(Cz, count, C, C)
+    need_y2 = any_nonzero(Dy, count, 0, C)
+    need_z2 = any_nonzero(Dz, count, C, C)
+    if need_z and need_z2 and not (need_y or need_y2):
+        batch_add_outer_pair(Xg, idx, start, count, p, C, Cz, C, 1.0, oz,
+                             Dz, C, oz2)
+    elif need_y and need_y2 and not (need_z or need_z2):
+        batch_add_outer_pair(Xg, idx, start, count, p, C, Cy, 0, 1.0, oy,
+                             Dy, 0, oy2)
+    else:
+        apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
+        apply_g(Xg, yg, params, idx, start, count, Dx, Dy, Dz, ox2, oy2,
+                oz2)
 
 
 @njit(cache=True)

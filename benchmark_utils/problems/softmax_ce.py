@@ -355,6 +355,20 @@ def batch_add_outer_one(X, idx, start, count, p, C, K, off, s, O):
                            s, O, K[t:], 0, 0.0, O)
 
 
+@njit(cache=True, fastmath=_FAST)
+def batch_add_outer_pair(X, idx, start, count, p, C, K1, off1, s, O1, K2,
+                         off2, O2):
+    """``batch_add_outer_one`` twice on the same rows, ``O1`` from ``K1``
+    and ``O2`` from ``K2`` (a joint evaluation's two points): one pass of
+    2C lanes when it fits, with the sums of the two separate calls."""
+    if p < BLOCK_MIN_P and 2 * C <= LANES:
+        _add_outer_lanes(X, idx, start, count, p, C, K1, off1, s, O1, K2,
+                         off2, s, O2)
+    else:
+        batch_add_outer_one(X, idx, start, count, p, C, K1, off1, s, O1)
+        batch_add_outer_one(X, idx, start, count, p, C, K2, off2, s, O2)
+
+
 @njit(cache=True)
 def any_nonzero(K, count, off, C):
     """Whether ``K[t, off + c]`` is nonzero for some t < count, c < C."""
