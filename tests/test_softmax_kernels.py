@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from benchmark_utils.problems.softmax_ce import BLOCK_MIN_P, \
-    batch_add_outer, batch_add_outer_one, batch_class_dots
+    batch_add_outer, batch_add_outer_one, batch_class_dots, batch_class_dots2
 
 WIDTHS = [13, 54, BLOCK_MIN_P - 1, BLOCK_MIN_P + 3]
 COUNTS = [1, 4, 6, 11, 70]
@@ -37,6 +37,34 @@ def test_batch_class_dots_matches_numpy(C, two, count, p):
     expected = rows @ _stack(A, B, C, p, R).T
     np.testing.assert_allclose(K[:, :R], expected, rtol=1e-13, atol=1e-13)
     assert np.all(K[:, R:] == 7.0)  # columns past R untouched
+
+
+@pytest.mark.parametrize("C", [2, 3, 7, 8, 10])
+@pytest.mark.parametrize("two", [False, True])
+@pytest.mark.parametrize("count", COUNTS)
+@pytest.mark.parametrize("p", WIDTHS)
+def test_batch_class_dots2_is_two_calls(C, two, count, p):
+    """Two points on the same rows (covtype's u_k and u_{k-1}): bitwise
+    the numbers of two ``batch_class_dots`` calls, whether the 2R class
+    rows share one pass of lanes (2R <= 16: C = 2, 3, 7, 8 without z; C =
+    2, 3 with) or not; columns past R untouched."""
+    rng = np.random.default_rng(C * 1000 + count + p)
+    n = count + 20
+    X = rng.standard_normal((n, p))
+    A, B, A2, B2 = (rng.standard_normal(C * p) for _ in range(4))
+    R = 2 * C if two else C
+    idx = rng.permutation(n)
+    start = 3
+    want = [np.full((count, 2 * C + 1), 7.0) for _ in range(2)]
+    batch_class_dots(X, idx, start, count, A, B, R, p, C, want[0])
+    batch_class_dots(X, idx, start, count, A2, B2, R, p, C, want[1])
+    got = [np.full((count, 2 * C + 1), 7.0) for _ in range(2)]
+    batch_class_dots2(X, idx, start, count, A, B, A2, B2, R, p, C, *got)
+    for g, w in zip(got, want):
+        assert g.tobytes() == w.tobytes()
+    rows = X[idx[start:start + count]]
+    np.testing.assert_allclose(got[1][:, :R], rows @ _stack(A2, B2, C, p, R).T,
+                               rtol=1e-13, atol=1e-13)
 
 
 @pytest.mark.parametrize("C", [2, 3, 4, 5, 7, 10])

@@ -72,10 +72,8 @@ def coef2_f(task, Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp,
         logreg.coef2_f(Xf, yf, params, idx, start, count, x, y, z,
                        xp, yp, zp, K, Kp)
     elif task == MULTILOGREG:
-        multilogreg.coef_f(Xf, yf, params, idx, start, count,
-                           x, y, z, K)
-        multilogreg.coef_f(Xf, yf, params, idx, start, count,
-                           xp, yp, zp, Kp)
+        multilogreg.coef2_f(Xf, yf, params, idx, start, count, x, y, z,
+                            xp, yp, zp, K, Kp)
     elif task == DATACLEANING:
         datacleaning.coef_f(Xf, yf, params, idx, start, count,
                             x, y, z, K)
@@ -95,10 +93,8 @@ def coef2_g(task, Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp,
         logreg.coef2_g(Xg, yg, params, idx, start, count, x, y, z,
                        xp, yp, zp, K, Kp)
     elif task == MULTILOGREG:
-        multilogreg.coef_g(Xg, yg, params, idx, start, count,
-                           x, y, z, K)
-        multilogreg.coef_g(Xg, yg, params, idx, start, count,
-                           xp, yp, zp, Kp)
+        multilogreg.coef2_g(Xg, yg, params, idx, start, count, x, y, z,
+                            xp, yp, zp, K, Kp)
     elif task == DATACLEANING:
         datacleaning.coef_g(Xg, yg, params, idx, start, count,
                             x, y, z, K)

@@ -24,7 +24,8 @@ from numba import njit
 from ..validation import check_class_labels
 from . import MULTILOGREG
 from .softmax_ce import any_nonzero, batch_add_outer, batch_add_outer_one, \
-    batch_add_outer_pair, batch_class_dots, batch_grad_coef, hvp_coef_label
+    batch_add_outer_pair, batch_class_dots, batch_class_dots2, \
+    batch_grad_coef, hvp_coef_label
 from .spec import TaskSpec, logistic_starting_point
 
 
@@ -43,17 +44,23 @@ def ll_coefs(Xg, yg, params, idx, start, count, y, z, K, cross_col):
     ``datacleaning`` before v is replaced)."""
     p = int(params[0])
     C = int(params[1])
-    if z.shape[0] == 0:  # no vector in the z slot: gradient part only
-        batch_class_dots(Xg, idx, start, count, y, y, C, p, C, K)
-        batch_grad_coef(K, count, C, yg, idx, start)
+    R = C if z.shape[0] == 0 else 2 * C
+    batch_class_dots(Xg, idx, start, count, y, z, R, p, C, K)
+    _ll_finish(yg, idx, start, count, C, R, K, cross_col)
+
+
+@njit(cache=True, inline="always")
+def _ll_finish(yg, idx, start, count, C, R, K, cross_col):
+    """Logits (and v = Z a when R = 2C) in ``K`` -> the LL coefficients;
+    R = C (no vector in the z slot): zero z coefficients."""
+    batch_grad_coef(K, count, C, yg, idx, start)
+    if R == C:
         for t in range(count):
             for c in range(C, 2 * C):
                 K[t, c] = 0.0
             if cross_col >= 0:
                 K[t, cross_col] = 0.0
         return
-    batch_class_dots(Xg, idx, start, count, y, z, 2 * C, p, C, K)
-    batch_grad_coef(K, count, C, yg, idx, start)
     for t in range(count):
         label = int(yg[idx[start + t]])
         if cross_col >= 0:
@@ -67,6 +74,31 @@ def ll_coefs(Xg, yg, params, idx, start, count, y, z, K, cross_col):
 @njit(cache=True)
 def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
     ll_coefs(Xg, yg, params, idx, start, count, y, z, K, -1)
+
+
+# Two points on the same rows (the single loop's u_k and u_{k-1}, the
+# baselines' joint evaluations): covtype's 7 + 7 UL class rows share one
+# pass of 16 lanes, its 14 + 14 LL rows one of 32 (``batch_class_dots2``),
+# with the numbers of two ``coef_*`` calls.
+
+@njit(cache=True)
+def coef2_f(Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
+    p = int(params[0])
+    C = int(params[1])
+    batch_class_dots2(Xf, idx, start, count, y, y, yp, yp, C, p, C, K, Kp)
+    batch_grad_coef(K, count, C, yf, idx, start)
+    batch_grad_coef(Kp, count, C, yf, idx, start)
+
+
+@njit(cache=True)
+def coef2_g(Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
+    """``coef_g`` at both points (both z slots empty, or neither)."""
+    p = int(params[0])
+    C = int(params[1])
+    R = C if z.shape[0] == 0 else 2 * C
+    batch_class_dots2(Xg, idx, start, count, y, z, yp, zp, R, p, C, K, Kp)
+    _ll_finish(yg, idx, start, count, C, R, K, -1)
+    _ll_finish(yg, idx, start, count, C, R, Kp, -1)
 
 
 @njit(cache=True)
