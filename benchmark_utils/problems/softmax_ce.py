@@ -501,6 +501,15 @@ def _add_outer_rowwise(X, idx, start, count, p, C, K1, off1, s1, out1,
 # lanes: LLVM then vectorises them as two 8-wide vectors.  A lane loop of
 # one statement, or of 8 lanes, is unrolled first and left scalar (2-4x
 # slower than the loops above).
+#
+# At most 8 class rows (covtype's UL pass and its y-only LL passes, 7 rows)
+# would leave half of the lanes empty, and an empty lane costs as much as a
+# used one.  There the two 8-wide halves serve two different data values
+# instead (``_lanes4_halves``): the dots take eight samples per pass over k
+# (samples t..t+3 in lanes 0-7, t+4..t+7 in lanes 8-15, the class rows
+# copied into both halves), the products eight features per pass over the
+# samples.  Each lane still sums in the same order, so the numbers are
+# bitwise those of the four-sample (four-feature) passes.
 
 
 @njit(cache=True, inline="always")
@@ -513,6 +522,19 @@ def _lanes4(acc, V, v, a0, a1, a2, a3):
         acc[16 + r] += w * a1
         acc[32 + r] += w * a2
         acc[48 + r] += w * a3
+
+
+@njit(cache=True, inline="always")
+def _lanes4_halves(acc, V, v, a0, a1, a2, a3, b0, b1, b2, b3):
+    """``_lanes4`` with ``a_i`` in lanes 0-7 and ``b_i`` in lanes 8-15 (the
+    selects fold away: each 8-wide half takes one broadcast)."""
+    for r in range(16):
+        w = V[v + r]
+        lo = r < 8
+        acc[r] += w * (a0 if lo else b0)
+        acc[16 + r] += w * (a1 if lo else b1)
+        acc[32 + r] += w * (a2 if lo else b2)
+        acc[48 + r] += w * (a3 if lo else b3)
 
 
 @njit(cache=True, inline="always")
@@ -534,18 +556,22 @@ def _class_dots_lanes(X, idx, start, count, A, B, R, p, C, K, A2, B2, R2,
     ``K2[t, r] = <row r of [A2; B2], ...>`` for r < R2 (a second point on
     the same rows, in lanes R to R + R2 - 1; R2 = 0 for none), R + R2 <=
     LANES, through W^T (p x LANES, zero in unused lanes) in a stack
-    scratch."""
+    scratch.  With R + R2 <= 8 the rows are copied into lanes 8-15 too and
+    a pass over k serves eight samples."""
     L = 16
+    halves = R + R2 <= 8
+    G = 8 if halves else 4  # samples per pass over k
     Wt = wide_scratch()
     acc = stack_scratch()
     for i in range(p * L):
         Wt[i] = 0.0
-    _transpose_rows(Wt, L, 0, A, B, R, p, C)
-    _transpose_rows(Wt, L, R, A2, B2, R2, p, C)
+    for h in range(0, 16 if halves else 8, 8):
+        _transpose_rows(Wt, L, h, A, B, R, p, C)
+        _transpose_rows(Wt, L, h + R, A2, B2, R2, p, C)
     t = 0
     while t < count:
-        # four samples (the last ones repeated when fewer are left)
-        n = min(4, count - t)
+        # G samples (the last ones repeated when fewer are left)
+        n = min(G, count - t)
         x0 = X[idx[start + t]]
         x1 = X[idx[start + t + min(1, n - 1)]]
         x2 = X[idx[start + t + min(2, n - 1)]]
@@ -553,17 +579,27 @@ def _class_dots_lanes(X, idx, start, count, A, B, R, p, C, K, A2, B2, R2,
         # the rows two groups ahead, every cache line: a batch drawn just
         # before it is used (the baselines' inner loops) would otherwise
         # wait for memory at every group
-        for i in range(t + 8, min(t + 12, count)):
+        for i in range(t + 2 * G, min(t + 3 * G, count)):
             prefetch_row(X, idx[start + i])
         for r in range(4 * L):
             acc[r] = 0.0
-        for k in range(p):
-            _lanes4(acc, Wt, k * L, x0[k], x1[k], x2[k], x3[k])
+        if halves:
+            x4 = X[idx[start + t + min(4, n - 1)]]
+            x5 = X[idx[start + t + min(5, n - 1)]]
+            x6 = X[idx[start + t + min(6, n - 1)]]
+            x7 = X[idx[start + t + min(7, n - 1)]]
+            for k in range(p):
+                _lanes4_halves(acc, Wt, k * L, x0[k], x1[k], x2[k], x3[k],
+                               x4[k], x5[k], x6[k], x7[k])
+        else:
+            for k in range(p):
+                _lanes4(acc, Wt, k * L, x0[k], x1[k], x2[k], x3[k])
         for i in range(n):
+            a = (i % 4) * L + 8 * (i // 4)  # sample t + i's lanes
             for r in range(R):
-                K[t + i, r] = acc[i * L + r]
+                K[t + i, r] = acc[a + r]
             for r in range(R2):
-                K2[t + i, r] = acc[i * L + R + r]
+                K2[t + i, r] = acc[a + R + r]
         t += n
 
 
@@ -574,39 +610,82 @@ def _add_outer_lanes(X, idx, start, count, p, C, K1, off1, s1, out1,
     X[q_t, k]``, the same for ``out2`` unless ``s2 = 0``) with the C (2C)
     coefficients of a sample as lanes: per tile of TILE samples, the
     scaled coefficients (TILE x LANES) in a stack scratch, then four
-    features at a time, a sum over the tile's samples per lane."""
+    features at a time (eight when at most 8 lanes are used: features k..
+    k+3 in lanes 0-7, k+4..k+7 in lanes 8-15), a sum over the tile's
+    samples per lane."""
     L = 16
     Kt = stack_scratch()  # TILE x L scaled coefficients
     acc = wide_scratch()  # four features x L sums
     n2 = C if s2 != 0.0 else 0
+    halves = C + n2 <= 8
+    G = 8 if halves else 4  # features per pass over the samples
     for t0 in range(0, count, TILE):
         nt = min(TILE, count - t0)
         for t in range(nt):
             for r in range(L):
                 Kt[t * L + r] = 0.0
-            for c in range(C):
-                Kt[t * L + c] = s1 * K1[t0 + t, off1 + c]
-            for c in range(n2):
-                Kt[t * L + C + c] = s2 * K2[t0 + t, off2 + c]
+            for h in range(0, 16 if halves else 8, 8):
+                for c in range(C):
+                    Kt[t * L + h + c] = s1 * K1[t0 + t, off1 + c]
+                for c in range(n2):
+                    Kt[t * L + h + C + c] = s2 * K2[t0 + t, off2 + c]
         k = 0
         while k < p:
-            # four features (the last one repeated when fewer are left)
-            nk = min(4, p - k)
-            k1 = k + min(1, nk - 1)
-            k2 = k + min(2, nk - 1)
-            k3 = k + min(3, nk - 1)
+            # G features from kb (constant offsets from one row pointer:
+            # variable ones ran out of registers); the last G of the row
+            # when fewer are left, writing only the new ones (j >= j0)
+            if k + G <= p:
+                kb = k
+            elif p >= G:
+                kb = p - G
+            else:  # a row shorter than G: the clamped features
+                _outer_lanes_short(X, idx, start, t0, nt, p, C, n2,
+                                   halves, Kt, acc, out1, out2)
+                break
+            j0 = k - kb
             for r in range(4 * L):
                 acc[r] = 0.0
-            for t in range(nt):
-                xr = X[idx[start + t0 + t]]
-                a0 = xr[k]
-                a1 = xr[k1]
-                a2 = xr[k2]
-                a3 = xr[k3]
-                _lanes4(acc, Kt, t * L, a0, a1, a2, a3)
-            for j in range(nk):
+            if halves:
+                for t in range(nt):
+                    xr = X[idx[start + t0 + t]]
+                    _lanes4_halves(acc, Kt, t * L, xr[kb], xr[kb + 1],
+                                   xr[kb + 2], xr[kb + 3], xr[kb + 4],
+                                   xr[kb + 5], xr[kb + 6], xr[kb + 7])
+            else:
+                for t in range(nt):
+                    xr = X[idx[start + t0 + t]]
+                    _lanes4(acc, Kt, t * L, xr[kb], xr[kb + 1], xr[kb + 2],
+                            xr[kb + 3])
+            for j in range(j0, G):
+                a = (j % 4) * L + 8 * (j // 4)  # feature kb + j's lanes
                 for c in range(C):
-                    out1[c * p + k + j] += acc[j * L + c]
+                    out1[c * p + kb + j] += acc[a + c]
                 for c in range(n2):
-                    out2[c * p + k + j] += acc[j * L + C + c]
-            k += nk
+                    out2[c * p + kb + j] += acc[a + C + c]
+            k = kb + G
+
+
+@njit(cache=True, fastmath={"contract"})
+def _outer_lanes_short(X, idx, start, t0, nt, p, C, n2, halves, Kt, acc,
+                       out1, out2):
+    """``_add_outer_lanes``' step for a row of p < G features (each lane's
+    sum over the tile's samples, in order; feature indices clamped to the
+    row)."""
+    q = p - 1
+    for r in range(4 * 16):
+        acc[r] = 0.0
+    for t in range(nt):
+        xr = X[idx[start + t0 + t]]
+        if halves:
+            _lanes4_halves(acc, Kt, t * 16, xr[0], xr[min(1, q)],
+                           xr[min(2, q)], xr[min(3, q)], xr[min(4, q)],
+                           xr[min(5, q)], xr[min(6, q)], xr[min(7, q)])
+        else:
+            _lanes4(acc, Kt, t * 16, xr[0], xr[min(1, q)], xr[min(2, q)],
+                    xr[min(3, q)])
+    for j in range(p):
+        a = (j % 4) * 16 + 8 * (j // 4)
+        for c in range(C):
+            out1[c * p + j] += acc[a + c]
+        for c in range(n2):
+            out2[c * p + j] += acc[a + C + c]
