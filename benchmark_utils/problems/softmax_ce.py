@@ -21,7 +21,9 @@ load of a class row serves four samples (about 0.6 loads per FMA instead of
 loops run over views indexed from 0, which numba vectorises.  Short rows
 (p < BLOCK_MIN_P, covtype's 54) with at most LANES = 16 class rows take
 the class rows as vector lanes instead (``_class_dots_lanes``,
-``_add_outer_lanes``; see there).
+``_add_outer_lanes``; see there); with at most 8 class rows each half of
+the lanes serves its own samples (features), and ``batch_class_dots2``
+puts two points' rows side by side in the lanes.
 """
 from numba import njit
 
