@@ -245,12 +245,15 @@ def batch_class_dots2(X, idx, start, count, A, B, A2, B2, R, p, C, K, K2):
     """``batch_class_dots`` at two points on the same rows: ``[A; B]`` into
     ``K``, ``[A2; B2]`` into ``K2`` (R rows each).  Short rows whose 2R
     class rows fit the LANES lanes (covtype's 7 + 7 UL rows) take one pass
-    for both points: a lane left empty costs as much as a used one, so
-    this halves the arithmetic there (64 covtype rows: 6.4 -> 4.0 us on
-    a Zen 4).  Each lane sums in the order of the one-point kernel: the
-    numbers are bitwise those of two calls.  Where 2R > LANES (covtype's
-    14 + 14 LL rows), 32 lanes in one pass were tried: the lanes are full
-    there and the pass cost as much as two calls (6.6 against 6.8 us)."""
+    for both points, which reads the batch's fresh rows once: in cache it
+    is about as fast as two 8-sample passes (3.1 against 3.4 us for 64
+    covtype rows, Zen 4), in the engine it saves the second pass over rows
+    that are still arriving (SPABA's covtype non-full iteration 31 -> 29
+    us, MSEBA 36 -> 34).  Each lane sums in the order of the one-point
+    kernel: the numbers are bitwise those of two calls.  Where 2R > LANES
+    (covtype's 14 + 14 LL rows), 32 lanes in one pass were tried: the
+    lanes are full there and the pass cost as much as two calls (6.6
+    against 6.8 us)."""
     if p < BLOCK_MIN_P and 2 * R <= LANES:
         _class_dots_lanes(X, idx, start, count, A, B, R, p, C, K, A2, B2, R,
                           K2)
@@ -515,21 +518,13 @@ def _add_outer_rowwise(X, idx, start, count, p, C, K1, off1, s1, out1,
 
 
 @njit(cache=True, inline="always")
-def _lanes4(acc, V, v, a0, a1, a2, a3):
-    """``acc[i L + r] += V[v + r] a_i`` for the 16 lanes r and i < 4: the
-    loop both lane kernels vectorise (16 literal lanes, four statements)."""
-    for r in range(16):
-        w = V[v + r]
-        acc[r] += w * a0
-        acc[16 + r] += w * a1
-        acc[32 + r] += w * a2
-        acc[48 + r] += w * a3
-
-
-@njit(cache=True, inline="always")
 def _lanes4_halves(acc, V, v, a0, a1, a2, a3, b0, b1, b2, b3):
-    """``_lanes4`` with ``a_i`` in lanes 0-7 and ``b_i`` in lanes 8-15 (the
-    selects fold away: each 8-wide half takes one broadcast)."""
+    """``acc[i L + r] += V[v + r] a_i`` for lanes r < 8 and ``V[v + r] b_i``
+    for lanes 8-15, i < 4: the loop both lane kernels vectorise (16 literal
+    lanes, four statements; the selects fold away, each 8-wide half takes
+    one broadcast).  With b = a it is the plain 16-lane accumulation (the
+    kernels pass the same data to both halves when more than 8 lanes are
+    used)."""
     for r in range(16):
         w = V[v + r]
         lo = r < 8
@@ -563,6 +558,7 @@ def _class_dots_lanes(X, idx, start, count, A, B, R, p, C, K, A2, B2, R2,
     L = 16
     halves = R + R2 <= 8
     G = 8 if halves else 4  # samples per pass over k
+    hs = 4 if halves else 0  # lanes 8-15 take samples t + hs..
     Wt = wide_scratch()
     acc = stack_scratch()
     for i in range(p * L):
@@ -583,19 +579,15 @@ def _class_dots_lanes(X, idx, start, count, A, B, R, p, C, K, A2, B2, R2,
         # wait for memory at every group
         for i in range(t + 2 * G, min(t + 3 * G, count)):
             prefetch_row(X, idx[start + i])
+        x4 = X[idx[start + t + min(hs, n - 1)]]
+        x5 = X[idx[start + t + min(hs + 1, n - 1)]]
+        x6 = X[idx[start + t + min(hs + 2, n - 1)]]
+        x7 = X[idx[start + t + min(hs + 3, n - 1)]]
         for r in range(4 * L):
             acc[r] = 0.0
-        if halves:
-            x4 = X[idx[start + t + min(4, n - 1)]]
-            x5 = X[idx[start + t + min(5, n - 1)]]
-            x6 = X[idx[start + t + min(6, n - 1)]]
-            x7 = X[idx[start + t + min(7, n - 1)]]
-            for k in range(p):
-                _lanes4_halves(acc, Wt, k * L, x0[k], x1[k], x2[k], x3[k],
-                               x4[k], x5[k], x6[k], x7[k])
-        else:
-            for k in range(p):
-                _lanes4(acc, Wt, k * L, x0[k], x1[k], x2[k], x3[k])
+        for k in range(p):
+            _lanes4_halves(acc, Wt, k * L, x0[k], x1[k], x2[k], x3[k],
+                           x4[k], x5[k], x6[k], x7[k])
         for i in range(n):
             a = (i % 4) * L + 8 * (i // 4)  # sample t + i's lanes
             for r in range(R):
@@ -642,7 +634,7 @@ def _add_outer_lanes(X, idx, start, count, p, C, K1, off1, s1, out1,
                 kb = p - G
             else:  # a row shorter than G: the clamped features
                 _outer_lanes_short(X, idx, start, t0, nt, p, C, n2,
-                                   halves, Kt, acc, out1, out2)
+                                   4 if halves else 0, Kt, acc, out1, out2)
                 break
             j0 = k - kb
             for r in range(4 * L):
@@ -656,8 +648,12 @@ def _add_outer_lanes(X, idx, start, count, p, C, K1, off1, s1, out1,
             else:
                 for t in range(nt):
                     xr = X[idx[start + t0 + t]]
-                    _lanes4(acc, Kt, t * L, xr[kb], xr[kb + 1], xr[kb + 2],
-                            xr[kb + 3])
+                    a0 = xr[kb]
+                    a1 = xr[kb + 1]
+                    a2 = xr[kb + 2]
+                    a3 = xr[kb + 3]
+                    _lanes4_halves(acc, Kt, t * L, a0, a1, a2, a3, a0, a1,
+                                   a2, a3)
             for j in range(j0, G):
                 a = (j % 4) * L + 8 * (j // 4)  # feature kb + j's lanes
                 for c in range(C):
@@ -668,23 +664,19 @@ def _add_outer_lanes(X, idx, start, count, p, C, K1, off1, s1, out1,
 
 
 @njit(cache=True, fastmath={"contract"})
-def _outer_lanes_short(X, idx, start, t0, nt, p, C, n2, halves, Kt, acc,
-                       out1, out2):
+def _outer_lanes_short(X, idx, start, t0, nt, p, C, n2, h, Kt, acc, out1,
+                       out2):
     """``_add_outer_lanes``' step for a row of p < G features (each lane's
     sum over the tile's samples, in order; feature indices clamped to the
-    row)."""
+    row; lanes 8-15 take features h.., the same as lanes 0-7 when h = 0)."""
     q = p - 1
     for r in range(4 * 16):
         acc[r] = 0.0
     for t in range(nt):
         xr = X[idx[start + t0 + t]]
-        if halves:
-            _lanes4_halves(acc, Kt, t * 16, xr[0], xr[min(1, q)],
-                           xr[min(2, q)], xr[min(3, q)], xr[min(4, q)],
-                           xr[min(5, q)], xr[min(6, q)], xr[min(7, q)])
-        else:
-            _lanes4(acc, Kt, t * 16, xr[0], xr[min(1, q)], xr[min(2, q)],
-                    xr[min(3, q)])
+        _lanes4_halves(acc, Kt, t * 16, xr[0], xr[min(1, q)], xr[min(2, q)],
+                       xr[min(3, q)], xr[min(h, q)], xr[min(h + 1, q)],
+                       xr[min(h + 2, q)], xr[min(h + 3, q)])
     for j in range(p):
         a = (j % 4) * 16 + 8 * (j // 4)
         for c in range(C):
