@@ -2,9 +2,10 @@
 kernels (p < BLOCK_MIN_P: class rows as lanes for R <= LANES, one class row
 at a time beyond; p = 3 and 6, shorter than a products pass of 4 or 8
 features, 13, 54 = covtype, 127 = the widest that fits the lanes'
-scratch; C <= 8 takes the halves of the lanes) and the register-blocked ones for every class-row blocking
-(R = 2 .. 20: blocks of 3 and 2), with batch sizes that leave 0 to 3
-samples outside the four-sample groups and one (70) past a tile of 64."""
+scratch; C <= 8 takes the halves of the lanes) and the register-blocked
+ones for every class-row blocking (R = 2 .. 20: blocks of 3 and 2), with
+batch sizes that leave 0 to 3 samples outside the four-sample groups and
+one (70) past a tile of 64."""
 import numpy as np
 import pytest
 

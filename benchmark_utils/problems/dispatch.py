@@ -19,7 +19,8 @@ sample.
 loop's u_k and u_{k-1}, the baselines' joint evaluations): two ``coef_*``
 calls, except for short-row tasks with a two-point kernel of their own
 (logreg's ``coef2_*`` reads each row once for both points, which may change
-the last bits of the dot products).
+the last bits of the dot products; multilogreg's puts both points' class
+rows in one pass of lanes when they fit, with the numbers of two calls).
 
 ``apply2_*`` are ``apply_*`` twice on the same samples, ``C*`` into
 ``o*`` and ``D*`` into ``o*2`` (a joint evaluation's two points): two

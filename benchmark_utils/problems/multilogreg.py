@@ -78,7 +78,7 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
 
 # Two points on the same rows (the single loop's u_k and u_{k-1}, the
 # baselines' joint evaluations): covtype's 7 + 7 UL class rows share one
-# pass of 16 lanes, its 14 + 14 LL rows one of 32 (``batch_class_dots2``),
+# pass of 16 lanes (``batch_class_dots2``; its 14 + 14 LL rows take two),
 # with the numbers of two ``coef_*`` calls.
 
 @njit(cache=True)
