@@ -21,7 +21,9 @@ def current():
 
 def test_every_case_runs_and_chunkings_agree_bitwise(current):
     recs = ih.records()
-    assert recs and all(set(current) == set(r["cases"]) for r in recs)
+    assert recs and all(set(r["cases"]) == ih.expected_cases(r, current)
+                        for r in recs)
+    assert not ih.dropped(ih.records()[-1]), "the newest record is whole"
     assert all(v["iteration"] == ih.N_ITER for v in current.values())
     by_case = {}
     for key, v in current.items():

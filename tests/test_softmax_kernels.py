@@ -3,17 +3,19 @@ kernels (p < BLOCK_MIN_P: class rows as lanes for R <= LANES, one class row
 at a time beyond; p = 3 and 6, shorter than a products pass of 4 or 8
 features, 13, 54 = covtype, 127 = the widest that fits the lanes'
 scratch; C <= 8 takes the halves of the lanes) and the register-blocked
-ones for every class-row blocking (R = 2 .. 20: blocks of 3 and 2), with
-batch sizes that leave 0 to 3 samples outside the four-sample groups and
-one (70) past a tile of 64."""
+ones for every class-row blocking (R = 2 .. 20: blocks of 3 and 2 for
+four samples, pairs and a last single row for eight), with batch sizes
+that leave 0 to 7 samples outside the eight-sample groups (15: one group of
+eight, one of four, three alone) and one (70) past a tile of 64; p = 601
+takes three feature chunks (CHUNK_P), the last one shorter."""
 import numpy as np
 import pytest
 
 from benchmark_utils.problems.softmax_ce import BLOCK_MIN_P, \
     batch_add_outer, batch_add_outer_one, batch_class_dots, batch_class_dots2
 
-WIDTHS = [3, 6, 13, 54, BLOCK_MIN_P - 1, BLOCK_MIN_P + 3]
-COUNTS = [1, 4, 6, 11, 70]
+WIDTHS = [3, 6, 13, 54, BLOCK_MIN_P - 1, BLOCK_MIN_P + 3, 601]
+COUNTS = [1, 4, 6, 11, 15, 70]
 
 
 def _stack(A, B, C, p, R):
