@@ -19,7 +19,7 @@ from benchmark_utils.tasks import problem_from_data, starting_point
 from conftest import glm_data
 
 DISPATCH_FUNCS = ("coef_f", "coef_g", "coef2_f", "coef2_g", "apply_f",
-                  "apply_g", "apply2_f", "apply2_g", "reg")
+                  "apply_g", "apply2_f", "apply2_g", "reg", "reg_yz")
 
 
 def dataset(task):
@@ -142,6 +142,11 @@ def test_dispatch_runs_the_kernels_of_every_task(task):
            np.full(P.dim_y, np.nan))
     dispatch.reg(P.code, P.params, x, y, z, *out)
     assert not np.isnan(out[1]).any() and not np.isnan(out[2]).any()
+    # reg_yz (a y step or an HVP of the baselines): reg's D^y and D^z bit
+    # for bit, D^x left alone
+    yz = (np.full(P.dim_y, np.nan), np.full(P.dim_y, np.nan))
+    dispatch.reg_yz(P.code, P.params, x, y, z, *yz)
+    assert np.array_equal(yz[0], out[1]) and np.array_equal(yz[1], out[2])
 
 
 @pytest.mark.parametrize("task", sorted(TASKS))

@@ -72,7 +72,7 @@ def grad_y_g(model, levels, stream, ids, b, x, y, out, w):
     out[:] = 0.0
     level_mean(G, model, levels, stream, ids, b, x, y, w.none, 0.0, 1.0,
                0.0, w.tx, out, w.tz)
-    reg_at(model, x, y, y, w.rx, w.ry, w.rz)
+    reg_at(model, x, y, y, w.rx, w.ry, w.rz, False)
     for k in range(out.shape[0]):
         out[k] += w.ry[k]
 
@@ -83,7 +83,7 @@ def hvp(model, levels, stream, ids, b, x, y, v, out, w):
     out[:] = 0.0
     level_mean(G, model, levels, stream, ids, b, x, y, v, 0.0, 0.0, 1.0,
                w.tx, w.ty, out)
-    reg_at(model, x, y, v, w.rx, w.ry, w.rz)
+    reg_at(model, x, y, v, w.rx, w.ry, w.rz, False)
     for k in range(out.shape[0]):
         out[k] += w.rz[k]
 
@@ -118,7 +118,7 @@ def phi(model, levels, stream, ids, b, x, y, s, ux, d, gy, with_gy, cross,
                    w.tz)
     else:
         stream.counters[N_SAMPLES] += b
-    reg_at(model, x, y, s, w.rx, w.ry, w.rz)
+    reg_at(model, x, y, s, w.rx, w.ry, w.rz, True)
     for k in range(d.shape[0]):
         d[k] += w.rx[k]
     if with_gy:
@@ -140,7 +140,7 @@ def hvp2(model, levels, stream, ids, b, x, y, v, out, x2, y2, v2, out2, w):
     for pt in range(2):
         o = out if pt == 0 else out2
         reg_at(model, x if pt == 0 else x2, y if pt == 0 else y2,
-               v if pt == 0 else v2, w.rx, w.ry, w.rz)
+               v if pt == 0 else v2, w.rx, w.ry, w.rz, False)
         for k in range(o.shape[0]):
             o[k] += w.rz[k]
 
@@ -179,7 +179,7 @@ def phi2(model, levels, stream, ids, b, x, y, s, ux, d, gy, x2, y2, s2, ux2,
         dd = d if pt == 0 else d2
         gg = gy if pt == 0 else gy2
         reg_at(model, x if pt == 0 else x2, y if pt == 0 else y2,
-               s if pt == 0 else s2, w.rx, w.ry, w.rz)
+               s if pt == 0 else s2, w.rx, w.ry, w.rz, True)
         for k in range(dd.shape[0]):
             dd[k] += w.rx[k]
         if with_gy:

@@ -196,6 +196,18 @@ def reg(task, params, x, y, z, rx, ry, rz):
 
 
 @njit(cache=True, inline="always")
+def reg_yz(task, params, x, y, z, ry, rz):
+    if task == QUADRATIC:
+        quadratic.reg_yz(params, x, y, z, ry, rz)
+    elif task == LOGREG:
+        logreg.reg_yz(params, x, y, z, ry, rz)
+    elif task == MULTILOGREG:
+        multilogreg.reg_yz(params, x, y, z, ry, rz)
+    elif task == DATACLEANING:
+        datacleaning.reg_yz(params, x, y, z, ry, rz)
+
+
+@njit(cache=True, inline="always")
 def gradx_g(task, Xg, yg, params, idx, start, count, x, y, c, ox):
     if task == QUADRATIC:
         quadratic.gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox)

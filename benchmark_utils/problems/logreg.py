@@ -275,6 +275,16 @@ def reg(params, x, y, z, rx, ry, rz):
         rz[k] = w * z[k]
 
 
+@njit(cache=True, fastmath={"contract"})
+def reg_yz(params, x, y, z, ry, rz):
+    """``reg``'s D^y and D^z parts only, the same numbers (a y step or an
+    HVP needs no D^x)."""
+    for k in range(x.shape[0]):
+        w = exp_vec(x[k])
+        ry[k] = w * y[k]
+        rz[k] = w * z[k]
+
+
 # --------------------------------------------------------------------------
 # The task's registry entry (``registry.py``)
 # --------------------------------------------------------------------------

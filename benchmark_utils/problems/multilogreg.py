@@ -196,6 +196,19 @@ def reg(params, x, y, z, rx, ry, rz):
         rx[c] = -w * s
 
 
+@njit(cache=True)
+def reg_yz(params, x, y, z, ry, rz):
+    """``reg``'s D^y and D^z parts only, the same numbers (a y step or an
+    HVP needs no D^x)."""
+    p = int(params[0])
+    C = int(params[1])
+    for c in range(C):
+        w = 2.0 * math.exp(x[c])
+        for k in range(c * p, (c + 1) * p):
+            ry[k] = w * y[k]
+            rz[k] = w * z[k]
+
+
 # --------------------------------------------------------------------------
 # The task's registry entry (``registry.py``)
 # --------------------------------------------------------------------------

@@ -141,10 +141,17 @@ def reg_gradx(params, x, y, rx):
 def reg(params, x, y, z, rx, ry, rz):
     """Exact deterministic parts: D^x += lam x, D^y += ridge y,
     D^z += ridge z (written, not added)."""
-    ridge = params[2]
     lam = params[3]
     for k in range(x.shape[0]):
         rx[k] = lam * x[k]
+    reg_yz(params, x, y, z, ry, rz)
+
+
+@njit(cache=True, inline="always")
+def reg_yz(params, x, y, z, ry, rz):
+    """``reg``'s D^y and D^z parts only (a y step or an HVP needs no
+    D^x)."""
+    ridge = params[2]
     for k in range(y.shape[0]):
         ry[k] = ridge * y[k]
         rz[k] = ridge * z[k]
