@@ -3,11 +3,11 @@ kernels (p < BLOCK_MIN_P: class rows as lanes for R <= LANES, one class row
 at a time beyond; p = 3 and 6, shorter than a products pass of 4 or 8
 features, 13, 54 = covtype, 127 = the widest that fits the lanes'
 scratch; C <= 8 takes the halves of the lanes) and the register-blocked
-ones for every class-row blocking (R = 2 .. 20: pairs of class rows and a
-last single row, eight samples per pass), with batch sizes that leave 0 to
-7 samples outside the eight-sample groups (taken one class row at a time)
-and one (70) past a tile of 64; p = 601 takes three feature chunks
-(CHUNK_P), the last one shorter."""
+ones for every class-row blocking (R = 2 .. 20: blocks of 3 and 2 for
+four samples, pairs and a last single row for eight), with batch sizes
+that leave 0 to 7 samples outside the eight-sample groups (15: one group of
+eight, one of four, three alone) and one (70) past a tile of 64; p = 601
+takes three feature chunks (CHUNK_P), the last one shorter."""
 import numpy as np
 import pytest
 

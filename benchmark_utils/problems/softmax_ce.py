@@ -15,8 +15,8 @@ The batch products act on a stack of ``R`` class rows of length p: the C
 rows of ``A`` then (``R = 2C``) the C rows of ``B`` -- ``[W]`` for a
 gradient, ``[W; Z]`` for a gradient and a Hessian-vector product.  They are
 register-blocked: each pass over k serves eight samples and two class rows
-(the last 1-7 samples of a batch take one class row at a time), so every
-load of a data row serves two class rows and every load
+(then four samples and three or two class rows for the last 4-7 samples of
+a batch), so every load of a data row serves two class rows and every load
 of a class row eight samples (about 0.6 loads per FMA instead of 1.25 with
 one class row at a time), and the features go in chunks (``CHUNK_P``) so
 that the rows' chunk stays in L1 across the class rows; MNIST runs at
@@ -115,6 +115,89 @@ BLOCK_MIN_P = 128
 assert BLOCK_MIN_P * LANES <= WIDE  # a short-row W^T fits the wide scratch
 
 
+@njit(cache=True, inline="always")
+def _block(C, c):
+    """Size of the class-row block starting at class ``c``: 3, or 2 so that
+    no block of 1 is left (C >= 2)."""
+    left = C - c
+    return 2 if left == 2 or left == 4 else 3
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _dots4x3(x0, x1, x2, x3, W, c, p, K, t, col):
+    wa = W[c * p:(c + 1) * p]
+    wb = W[(c + 1) * p:(c + 2) * p]
+    wc = W[(c + 2) * p:(c + 3) * p]
+    s0 = s1 = s2 = s3 = 0.0
+    u0 = u1 = u2 = u3 = 0.0
+    v0 = v1 = v2 = v3 = 0.0
+    for k in range(p):
+        a0 = x0[k]
+        a1 = x1[k]
+        a2 = x2[k]
+        a3 = x3[k]
+        w = wa[k]
+        s0 += w * a0
+        s1 += w * a1
+        s2 += w * a2
+        s3 += w * a3
+        w = wb[k]
+        u0 += w * a0
+        u1 += w * a1
+        u2 += w * a2
+        u3 += w * a3
+        w = wc[k]
+        v0 += w * a0
+        v1 += w * a1
+        v2 += w * a2
+        v3 += w * a3
+    r = col + c
+    K[t, r] = s0
+    K[t + 1, r] = s1
+    K[t + 2, r] = s2
+    K[t + 3, r] = s3
+    K[t, r + 1] = u0
+    K[t + 1, r + 1] = u1
+    K[t + 2, r + 1] = u2
+    K[t + 3, r + 1] = u3
+    K[t, r + 2] = v0
+    K[t + 1, r + 2] = v1
+    K[t + 2, r + 2] = v2
+    K[t + 3, r + 2] = v3
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _dots4x2(x0, x1, x2, x3, W, c, p, K, t, col):
+    wa = W[c * p:(c + 1) * p]
+    wb = W[(c + 1) * p:(c + 2) * p]
+    s0 = s1 = s2 = s3 = 0.0
+    u0 = u1 = u2 = u3 = 0.0
+    for k in range(p):
+        a0 = x0[k]
+        a1 = x1[k]
+        a2 = x2[k]
+        a3 = x3[k]
+        w = wa[k]
+        s0 += w * a0
+        s1 += w * a1
+        s2 += w * a2
+        s3 += w * a3
+        w = wb[k]
+        u0 += w * a0
+        u1 += w * a1
+        u2 += w * a2
+        u3 += w * a3
+    r = col + c
+    K[t, r] = s0
+    K[t + 1, r] = s1
+    K[t + 2, r] = s2
+    K[t + 3, r] = s3
+    K[t, r + 1] = u0
+    K[t + 1, r + 1] = u1
+    K[t + 2, r + 1] = u2
+    K[t + 3, r + 1] = u3
+
+
 # Long rows, eight samples at a time (``_dots8``): each pass over k serves
 # eight samples and two class rows (16 accumulators), so the first pass
 # over fresh rows has eight of them in flight instead of four, and the
@@ -124,8 +207,18 @@ assert BLOCK_MIN_P * LANES <= WIDE  # a short-row W^T fits the wide scratch
 CHUNK_P = 272
 
 
+@njit(cache=True, inline="always")
+def _put(K, t, r, v, first):
+    """``K[t, r] = v`` on a row's first chunk, ``+= v`` on the others."""
+    if first:
+        K[t, r] = v
+    else:
+        K[t, r] += v
+
+
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _dots8x2(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col):
+def _dots8x2(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col,
+             first):
     wa = W[c * p + k0:c * p + k0 + n]
     wb = W[(c + 1) * p + k0:(c + 1) * p + k0 + n]
     s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
@@ -158,26 +251,27 @@ def _dots8x2(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col):
         u6 += w * a6
         u7 += w * a7
     r = col + c
-    K[t, r] += s0
-    K[t + 1, r] += s1
-    K[t + 2, r] += s2
-    K[t + 3, r] += s3
-    K[t + 4, r] += s4
-    K[t + 5, r] += s5
-    K[t + 6, r] += s6
-    K[t + 7, r] += s7
-    K[t, r + 1] += u0
-    K[t + 1, r + 1] += u1
-    K[t + 2, r + 1] += u2
-    K[t + 3, r + 1] += u3
-    K[t + 4, r + 1] += u4
-    K[t + 5, r + 1] += u5
-    K[t + 6, r + 1] += u6
-    K[t + 7, r + 1] += u7
+    _put(K, t, r, s0, first)
+    _put(K, t + 1, r, s1, first)
+    _put(K, t + 2, r, s2, first)
+    _put(K, t + 3, r, s3, first)
+    _put(K, t + 4, r, s4, first)
+    _put(K, t + 5, r, s5, first)
+    _put(K, t + 6, r, s6, first)
+    _put(K, t + 7, r, s7, first)
+    _put(K, t, r + 1, u0, first)
+    _put(K, t + 1, r + 1, u1, first)
+    _put(K, t + 2, r + 1, u2, first)
+    _put(K, t + 3, r + 1, u3, first)
+    _put(K, t + 4, r + 1, u4, first)
+    _put(K, t + 5, r + 1, u5, first)
+    _put(K, t + 6, r + 1, u6, first)
+    _put(K, t + 7, r + 1, u7, first)
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _dots8x1(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col):
+def _dots8x1(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col,
+             first):
     wa = W[c * p + k0:c * p + k0 + n]
     s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
     for k in range(n):
@@ -191,40 +285,37 @@ def _dots8x1(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col):
         s6 += w * x6[k]
         s7 += w * x7[k]
     r = col + c
-    K[t, r] += s0
-    K[t + 1, r] += s1
-    K[t + 2, r] += s2
-    K[t + 3, r] += s3
-    K[t + 4, r] += s4
-    K[t + 5, r] += s5
-    K[t + 6, r] += s6
-    K[t + 7, r] += s7
+    _put(K, t, r, s0, first)
+    _put(K, t + 1, r, s1, first)
+    _put(K, t + 2, r, s2, first)
+    _put(K, t + 3, r, s3, first)
+    _put(K, t + 4, r, s4, first)
+    _put(K, t + 5, r, s5, first)
+    _put(K, t + 6, r, s6, first)
+    _put(K, t + 7, r, s7, first)
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, W, C, p, k0, n, K, t, col):
-    """Add one chunk ``[k0, k0 + n)`` of ``<W_c, x_i>`` to ``K[t + i, col +
-    c]`` for the eight rows, all classes (pairs of class rows, the last
-    alone when C is odd)."""
+def _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, W, C, p, k0, n, K, t, col,
+                first):
+    """One chunk ``[k0, k0 + n)`` of ``K[t + i, col + c] = <W_c, x_i>`` for
+    the eight rows, all classes (pairs of class rows, the last alone when
+    C is odd)."""
     c = 0
     while c + 2 <= C:
-        _dots8x2(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col)
+        _dots8x2(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col,
+                 first)
         c += 2
     if c < C:
-        _dots8x1(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col)
+        _dots8x1(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col,
+                 first)
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
 def _dots8(X, idx, start, A, B, R, p, C, K, t):
     """``K[t + i, r]`` for the eight samples ``idx[start + t + i]``, r < R,
     chunk by chunk of the features (chunks of equal length, multiples of 8,
-    about CHUNK_P), each chunk's sums added to the previous ones.  (One
-    inlined copy for both stacks of class rows, selected in a loop, compiled
-    faster but ran the in-cache R = 20 pass 23 % slower: 51 against 42
-    us.)"""
-    for i in range(8):
-        for r in range(R):
-            K[t + i, r] = 0.0
+    about CHUNK_P)."""
     r0 = X[idx[start + t]]
     r1 = X[idx[start + t + 1]]
     r2 = X[idx[start + t + 2]]
@@ -245,10 +336,25 @@ def _dots8(X, idx, start, A, B, R, p, C, K, t):
         x5 = r5[k0:k0 + n]
         x6 = r6[k0:k0 + n]
         x7 = r7[k0:k0 + n]
-        _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, A, C, p, k0, n, K, t, 0)
+        first = k0 == 0
+        _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, A, C, p, k0, n, K, t, 0,
+                    first)
         if R > C:
             _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, B, C, p, k0, n, K, t,
-                        C)
+                        C, first)
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _dots_group(x0, x1, x2, x3, W, C, p, K, t, col):
+    """``K[t + i, col + c] = <W_c, x_i>`` for the four rows, all classes."""
+    c = 0
+    while c < C:
+        if _block(C, c) == 3:
+            _dots4x3(x0, x1, x2, x3, W, c, p, K, t, col)
+            c += 3
+        else:
+            _dots4x2(x0, x1, x2, x3, W, c, p, K, t, col)
+            c += 2
 
 
 @njit(cache=True, inline="always")
@@ -273,7 +379,16 @@ def batch_class_dots(X, idx, start, count, A, B, R, p, C, K):
     while t + 8 <= count:
         _dots8(X, idx, start, A, B, R, p, C, K, t)
         t += 8
-    if t < count:  # the last 1-7 samples
+    while t + 4 <= count:  # then four, then one at a time
+        x0 = X[idx[start + t]]
+        x1 = X[idx[start + t + 1]]
+        x2 = X[idx[start + t + 2]]
+        x3 = X[idx[start + t + 3]]
+        _dots_group(x0, x1, x2, x3, A, C, p, K, t, 0)
+        if R > C:
+            _dots_group(x0, x1, x2, x3, B, C, p, K, t, C)
+        t += 4
+    if t < count:  # the last 1-3 samples
         _rowwise_dots(X, idx, start + t, count - t, A, B, R, p, C, K[t:])
 
 
@@ -297,6 +412,71 @@ def batch_class_dots2(X, idx, start, count, A, B, A2, B2, R, p, C, K, K2):
     else:
         batch_class_dots(X, idx, start, count, A, B, R, p, C, K)
         batch_class_dots(X, idx, start, count, A2, B2, R, p, C, K2)
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _outer4x3(x0, x1, x2, x3, K, s, O, c, p, k0, n, t, col):
+    r = col + c
+    a0 = s * K[t, r]
+    a1 = s * K[t + 1, r]
+    a2 = s * K[t + 2, r]
+    a3 = s * K[t + 3, r]
+    b0 = s * K[t, r + 1]
+    b1 = s * K[t + 1, r + 1]
+    b2 = s * K[t + 2, r + 1]
+    b3 = s * K[t + 3, r + 1]
+    c0 = s * K[t, r + 2]
+    c1 = s * K[t + 1, r + 2]
+    c2 = s * K[t + 2, r + 2]
+    c3 = s * K[t + 3, r + 2]
+    oa = O[c * p + k0:c * p + k0 + n]
+    ob = O[(c + 1) * p + k0:(c + 1) * p + k0 + n]
+    oc = O[(c + 2) * p + k0:(c + 2) * p + k0 + n]
+    for k in range(n):
+        u0 = x0[k]
+        u1 = x1[k]
+        u2 = x2[k]
+        u3 = x3[k]
+        oa[k] += a0 * u0 + a1 * u1 + a2 * u2 + a3 * u3
+        ob[k] += b0 * u0 + b1 * u1 + b2 * u2 + b3 * u3
+        oc[k] += c0 * u0 + c1 * u1 + c2 * u2 + c3 * u3
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _outer4x2(x0, x1, x2, x3, K, s, O, c, p, k0, n, t, col):
+    r = col + c
+    a0 = s * K[t, r]
+    a1 = s * K[t + 1, r]
+    a2 = s * K[t + 2, r]
+    a3 = s * K[t + 3, r]
+    b0 = s * K[t, r + 1]
+    b1 = s * K[t + 1, r + 1]
+    b2 = s * K[t + 2, r + 1]
+    b3 = s * K[t + 3, r + 1]
+    oa = O[c * p + k0:c * p + k0 + n]
+    ob = O[(c + 1) * p + k0:(c + 1) * p + k0 + n]
+    for k in range(n):
+        u0 = x0[k]
+        u1 = x1[k]
+        u2 = x2[k]
+        u3 = x3[k]
+        oa[k] += a0 * u0 + a1 * u1 + a2 * u2 + a3 * u3
+        ob[k] += b0 * u0 + b1 * u1 + b2 * u2 + b3 * u3
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _outer_group(x0, x1, x2, x3, K, s, O, C, p, k0, n, t, col):
+    """``O_c += s sum_i K[t + i, col + c] x_i`` on the features ``[k0, k0 +
+    n)`` (``x_i`` is that chunk of row i) for the four rows, all
+    classes."""
+    c = 0
+    while c < C:
+        if _block(C, c) == 3:
+            _outer4x3(x0, x1, x2, x3, K, s, O, c, p, k0, n, t, col)
+            c += 3
+        else:
+            _outer4x2(x0, x1, x2, x3, K, s, O, c, p, k0, n, t, col)
+            c += 2
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
@@ -401,19 +581,29 @@ def _outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
                          n, t, off2)
 
 
-@njit(cache=True, fastmath=_FAST)
-def _outer_long(X, idx, start, count, p, C, K1, off1, s1, O1, K2, off2, s2,
-                O2, two):
-    """The long-row products of ``batch_add_outer`` and
-    ``batch_add_outer_one`` (one compiled body for both: not inlined) for
-    the samples in groups of eight; returns the number done (the last 0-7
-    samples are the caller's)."""
-    t = 0
-    while t + 8 <= count:
-        _outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
-                two)
-        t += 8
-    return t
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _outer_chunks(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2,
+                  O2, two):
+    """``_outer_group`` of the four samples ``idx[start + t + i]`` into O1
+    (and O2 when ``two``), chunk by chunk of the features (as ``_dots8``):
+    the rows' chunk stays in L1 across the class rows of both outputs
+    (the last 4-7 samples of a batch; every output number is the same sum
+    as without chunks)."""
+    r0 = X[idx[start + t]]
+    r1 = X[idx[start + t + 1]]
+    r2 = X[idx[start + t + 2]]
+    r3 = X[idx[start + t + 3]]
+    nch = (p + CHUNK_P - 1) // CHUNK_P
+    ch = ((p + nch - 1) // nch + 7) // 8 * 8
+    for k0 in range(0, p, ch):
+        n = min(ch, p - k0)
+        x0 = r0[k0:k0 + n]
+        x1 = r1[k0:k0 + n]
+        x2 = r2[k0:k0 + n]
+        x3 = r3[k0:k0 + n]
+        _outer_group(x0, x1, x2, x3, K1, s1, O1, C, p, k0, n, t, off1)
+        if two:
+            _outer_group(x0, x1, x2, x3, K2, s2, O2, C, p, k0, n, t, off2)
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -429,9 +619,15 @@ def batch_add_outer(X, idx, start, count, R, p, C, K1, s1, O1, K2, s2, O2):
             _add_outer_rowwise(X, idx, start, count, p, C, K1, 0, s1, O1,
                                K2, C, s2 if R > C else 0.0, O2)
         return
-    t = _outer_long(X, idx, start, count, p, C, K1, 0, s1, O1, K2, C, s2, O2,
-                    R > C)
-    if t < count:  # the last 1-7 samples
+    t = 0
+    while t + 8 <= count:
+        _outer8(X, idx, start, t, p, C, K1, 0, s1, O1, K2, C, s2, O2, R > C)
+        t += 8
+    while t + 4 <= count:  # then four, then one at a time
+        _outer_chunks(X, idx, start, t, p, C, K1, 0, s1, O1, K2, C, s2, O2,
+                      R > C)
+        t += 4
+    if t < count:  # the last 1-3 samples
         _add_outer_rowwise(X, idx, start + t, count - t, p, C, K1[t:], 0,
                            s1, O1, K2[t:], C, s2 if R > C else 0.0, O2)
 
@@ -449,9 +645,15 @@ def batch_add_outer_one(X, idx, start, count, p, C, K, off, s, O):
             _add_outer_rowwise(X, idx, start, count, p, C, K, off, s, O, K,
                                0, 0.0, O)
         return
-    t = _outer_long(X, idx, start, count, p, C, K, off, s, O, K, off, s, O,
-                    False)
-    if t < count:  # the last 1-7 samples
+    t = 0
+    while t + 8 <= count:
+        _outer8(X, idx, start, t, p, C, K, off, s, O, K, off, s, O, False)
+        t += 8
+    while t + 4 <= count:  # then four, then one at a time
+        _outer_chunks(X, idx, start, t, p, C, K, off, s, O, K, off, s, O,
+                      False)
+        t += 4
+    if t < count:  # the last 1-3 samples
         _add_outer_rowwise(X, idx, start + t, count - t, p, C, K[t:], off,
                            s, O, K[t:], 0, 0.0, O)
 
