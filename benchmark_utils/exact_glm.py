@@ -257,6 +257,10 @@ class GLMExact:
         self.P = get_task(task).make_oracle(data)
         self.gtol, self.ztol = gtol, ztol
         self.max_newton, self.max_cg = max_newton, max_cg
+        self.reset()
+
+    def reset(self):
+        """Start the next solves from y = z = 0 (no warm start)."""
         self._y = np.zeros(self.P.dim_y)
         self._z = np.zeros(self.P.dim_y)
         self.status = {}

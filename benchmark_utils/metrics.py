@@ -12,12 +12,16 @@ the two solves' final residuals over their tolerance (<= 1: both met).
 Linear algebra in a metric evaluation runs on ``metric_threads()`` BLAS
 threads (default 1), so that evaluations never oversubscribe the cores when
 benchopt runs several solvers at once.
-A point whose iterates are not finite is reported with ``diverged = 1`` and
-NaN metrics; a point whose ``value`` or ``grad_norm2`` overflows gets
-``diverged = 1`` too.  The stopping criterion (``stopping.py``) then ends the
-run and keeps its curve.
+A point gets ``diverged = 1`` when its metrics cannot be trusted
+(:func:`untrusted`): an iterate that is not finite (NaN metrics), an
+evaluation that failed (NaN metrics, ``solve_residual = inf``), a
+``value`` or ``grad_norm2`` that overflows, exact solves that missed their
+tolerance (``solve_residual > 1``), or an iterate or gap beyond
+``HUGE``.  The stopping criterion (``stopping.py``) then ends the run and
+keeps its curve; a warning says which rule fired.
 """
 import os
+import warnings
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -25,6 +29,12 @@ from threadpoolctl import ThreadpoolController
 from .exact_glm import GLMExact
 
 METRIC_KEYS = ("value", "grad_norm2", "inner_gap", "implicit_gap")
+
+# Squared norms (of x, y, z, and of the gaps) beyond which a point is not
+# trusted: entries of about 1e50, far past any model these tasks define
+# (e^{x} saturates at |x| ~ 700), where sigmoids and softmaxes saturate and
+# ||grad H||^2 comes out as 0 while H rises.
+HUGE = 1e100
 
 THREADS_ENV = "BILEVEL_METRIC_THREADS"
 _CONTROLLER = None
@@ -129,6 +139,9 @@ class GLMMetrics:
         return {k: np.nan for k in METRIC_KEYS + self.ERRORS
                 + ("solve_residual",)}
 
+    def reset(self):
+        self.exact.reset()
+
 
 def make_metrics(data):
     """The metric evaluator of a dataset dict: the one its task's
@@ -137,24 +150,90 @@ def make_metrics(data):
     return get_task(data["task"]).make_metrics(data)
 
 
-def evaluate(metrics, x, y, z, n_samples, diverged=False):
-    """Metrics dict for one iterate; NaN metrics when it is not finite.
+def untrusted(out, x, y, z):
+    """Why the metrics ``out`` of the point (x, y, z) cannot be trusted, or
+    None.
 
-    ``diverged`` is 1 when the iterate is not finite (or the engine said
-    so), and also when it is finite but ``value`` or ``grad_norm2``
-    overflows (e.g. ``SABA[step_size=20]`` on Simulated: x is finite but
-    so large that H is NaN and |grad H|^2 is inf); the stopping criterion
-    then ends the run (``stopping.py``).
+    - ``value`` or ``grad_norm2`` is not finite (an overflow, or a failed
+      evaluation);
+    - ``solve_residual > 1``: the exact y*(x) or z*(x) solve missed its
+      tolerance, so H, its gradient and the gaps are not the exact ones;
+    - ``|x|^2``, ``|y|^2``, ``|z|^2``, ``inner_gap`` or ``implicit_gap`` is
+      above ``HUGE``: the iterate is astronomically far out (the losses
+      saturate there, and ``grad_norm2`` can be exactly 0 while H rose).
     """
+    for key in ("value", "grad_norm2"):
+        if not np.isfinite(out[key]):
+            return f"{key} is {out[key]}"
+    residual = out.get("solve_residual", 0.0)
+    if not residual <= 1.0:
+        return (f"the exact solves missed their tolerance (solve_residual "
+                f"= {residual:.3g} > 1)")
+    with np.errstate(over="ignore", invalid="ignore"):
+        sizes = {"|x|^2": float(x @ x), "|y|^2": float(y @ y),
+                 "|z|^2": float(z @ z), "inner_gap": out["inner_gap"],
+                 "implicit_gap": out["implicit_gap"]}
+    for key, size in sizes.items():
+        if not size <= HUGE:
+            return f"{key} = {size:.3g} > {HUGE:.0e}"
+    return None
+
+
+def evaluate(metrics, x, y, z, n_samples, diverged=False):
+    """Metrics dict for one iterate, with ``diverged`` = 1 when the point
+    cannot be trusted.
+
+    A point that is not finite (or that the engine reported diverged) gets
+    NaN metrics.  An evaluation that raises (e.g. a preconditioner of a
+    Hessian whose regularisation underflowed to 0, or a factorisation of
+    infinite entries) gets NaN metrics and ``solve_residual = inf`` instead
+    of ending the run with an error, so the curve up to it is kept.  A
+    finite point is flagged by :func:`untrusted` (e.g.
+    ``SABA[step_size=20]`` on Simulated: x finite but so large that H is
+    NaN; ``SABA[step_size=10]`` on digits: H rose, the iterates reached
+    1e60 and ``grad_norm2`` is 0).  The stopping criterion ends the run at
+    a flagged point (``stopping.py``).
+    """
+    x, y, z = (np.asarray(a, dtype=np.float64) for a in (x, y, z))
     finite = all(np.all(np.isfinite(a)) for a in (x, y, z))
+    reason = None
     if finite and not diverged:
-        # an overflow is reported as diverged = 1 below, not as a warning
-        with np.errstate(over="ignore", invalid="ignore"):
-            out = metrics(x, y, z)
+        try:
+            # an overflow is reported as diverged = 1 below, not as a
+            # warning
+            with np.errstate(over="ignore", invalid="ignore",
+                             divide="ignore"):
+                out = metrics(x, y, z)
+        except (ArithmeticError, ValueError, np.linalg.LinAlgError) as e:
+            out = _failed(metrics)
+            reason = f"the evaluation failed ({type(e).__name__}: {e})"
     else:
         out = metrics.nan_metrics()
+        reason = "an iterate is not finite"
     out["n_samples"] = int(n_samples)
     out["epochs"] = n_samples / (metrics.n + metrics.m)
-    metrics_finite = all(np.isfinite(out[k]) for k in ("value", "grad_norm2"))
-    out["diverged"] = int(bool(diverged) or not finite or not metrics_finite)
+    if reason is None:
+        reason = untrusted(out, x, y, z)
+    out["diverged"] = int(reason is not None)
+    if reason is not None:
+        _reset(metrics)
+        warnings.warn(f"diverged at {out['n_samples']} sample evaluations: "
+                      f"{reason}; the run ends here (diverged = 1) and "
+                      "keeps its curve", RuntimeWarning, stacklevel=2)
     return out
+
+
+def _failed(metrics):
+    """The metrics of a point whose evaluation raised."""
+    out = metrics.nan_metrics()
+    if "solve_residual" in out:
+        out["solve_residual"] = np.inf
+    return out
+
+
+def _reset(metrics):
+    """Forget the warm start of the exact solves (a diverged point's y*, z*
+    must not be the start of the next run's evaluations)."""
+    reset = getattr(metrics, "reset", None)
+    if callable(reset):
+        reset()

@@ -13,12 +13,16 @@ number of points) or when its stopping criterion says so.
    lower by more than ``value_rtol * |H|`` (default 1e-10), for ``patience``
    consecutive evaluations (default 5: with the x1.5 spacing, the last ~85%
    of the run's iterations);
-3. has **diverged**: its point carries ``diverged = 1`` (a non-finite
-   iterate, or a non-finite ``value`` or ``grad_norm2``), or benchopt's own
-   test fires (``value`` NaN or up by more than 1e5).  benchopt 1.10 would
-   discard the whole curve of a run it calls *diverged*; this criterion ends
-   it as *done* instead, so the points before the blow-up stay in the
-   results and the last one carries ``diverged = 1``.
+3. has **diverged**: its point carries ``diverged = 1`` (metrics that
+   cannot be trusted, ``metrics.untrusted``: a non-finite iterate, value or
+   gradient, a failed evaluation, exact solves that missed their tolerance,
+   an astronomically large iterate or gap), or benchopt's own test fires
+   (``value`` NaN or up by more than 1e5), which sets ``diverged = 1`` on
+   that point.  benchopt 1.10 would discard the whole curve of a run it
+   calls *diverged*; this criterion ends it as *done* instead, so the
+   points before the blow-up stay in the results and the last one carries
+   ``diverged = 1``.  Rule 3 is checked first: a flagged point never ends
+   a run as converged.
 
 Two departures from benchopt's ``SufficientProgressCriterion``: the gaps
 between evaluations stay x1.5 (benchopt stretches them by x1.2 more after
@@ -93,6 +97,10 @@ class ConvergenceCriterion(StoppingCriterion):
     def should_stop(self, stop_val, objective_list):
         stop, status, stop_val = super().should_stop(stop_val, objective_list)
         if status == "diverged":
+            # benchopt's own test (value NaN, or up by more than 1e5): the
+            # point it fired on is the run's last, and says so (benchopt
+            # saves ``objective_list``, its curve, as is).
+            objective_list[-1]["objective_diverged"] = 1
             self.stop_reason = "diverged"
             self.debug("diverged: run stopped, curve kept")
             status = "done"

@@ -3,6 +3,7 @@ run goes on with the other solvers (and keeps the diverged curve)."""
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,8 @@ from benchmark_utils.metrics import evaluate, make_metrics
 from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
 from benchmark_utils.presets import PRESETS
 from bench_helpers import ROOT
+
+SMALL_SIM = "Simulated[n=200,m=300,dim_x=5,dim_y=10]"
 from conftest import problem_of, start_point
 
 
@@ -95,3 +98,111 @@ def test_benchopt_run_goes_on_and_keeps_the_diverged_curve(tmp_path):
     assert len(big) < 5 + 1
     assert (saba.objective_diverged == 0).all()
     assert np.isfinite(saba.objective_value).all()
+
+
+class RaisingMetrics(FixedMetrics):
+    """Metrics whose evaluation raises, as the multiclass preconditioner
+    does when e^{x_c} underflows to 0 (``eigh`` of a matrix with infs)."""
+
+    def __init__(self, error):
+        self.error, self.resets = error, 0
+
+    def __call__(self, x, y, z):
+        raise self.error
+
+    def nan_metrics(self):
+        return dict(value=np.nan, grad_norm2=np.nan, inner_gap=np.nan,
+                    implicit_gap=np.nan, solve_residual=np.nan)
+
+    def reset(self):
+        self.resets += 1
+
+
+@pytest.mark.parametrize("error", [
+    np.linalg.LinAlgError("Eigenvalues did not converge"),
+    ValueError("array must not contain infs or NaNs"),
+    FloatingPointError("overflow")])
+def test_a_failed_evaluation_is_a_diverged_point(error):
+    metrics = RaisingMetrics(error)
+    with pytest.warns(RuntimeWarning, match=type(error).__name__):
+        out = evaluate(metrics, np.ones(3), np.ones(4), np.ones(4), 10)
+    assert out["diverged"] == 1 and np.isnan(out["value"])
+    assert out["solve_residual"] == np.inf and out["n_samples"] == 10
+    assert metrics.resets == 1  # the warm start of the solves is dropped
+
+
+class SolvedMetrics(FixedMetrics):
+    def __init__(self, residual, gap=0.0):
+        self.residual, self.gap = residual, gap
+
+    def __call__(self, x, y, z):
+        return dict(value=1.0, grad_norm2=0.0, inner_gap=self.gap,
+                    implicit_gap=0.0, solve_residual=self.residual)
+
+
+@pytest.mark.parametrize("metrics, x, trusted", [
+    (SolvedMetrics(1.0), np.ones(3), True),
+    (SolvedMetrics(1.0 + 1e-9), np.ones(3), False),  # solves missed tol
+    (SolvedMetrics(np.inf), np.ones(3), False),
+    (SolvedMetrics(np.nan), np.ones(3), False),
+    (SolvedMetrics(0.5, gap=1e101), np.ones(3), False),  # huge gap
+    (SolvedMetrics(0.5), np.full(3, 1e60), False),  # huge iterate
+    (SolvedMetrics(0.5), np.full(3, 1e49), True),
+    (FixedMetrics(1.0, 0.0), np.full(3, 1e200), False),  # |x|^2 overflows
+])
+def test_untrusted_metrics_flag_the_point(metrics, x, trusted):
+    """A point whose solves missed their tolerance or whose iterate or gap
+    is beyond HUGE is diverged, even with grad_norm2 = 0: it must not end
+    its run as converged."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = evaluate(metrics, x, np.ones(4), np.ones(4), 10)
+    assert out["diverged"] == (0 if trusted else 1)
+    assert bool(seen) != trusted  # a flagged point says why
+
+
+def _div_run(tmp_path, *args):
+    from bench_helpers import run_benchopt
+    return run_benchopt(tmp_path, *args, "-n", "6", "--timeout", "60")
+
+
+def test_saturated_and_crashed_logistic_runs_keep_a_flagged_curve(tmp_path):
+    """digits with SABA step 10: the iterates reach 1e60, the sigmoids
+    saturate and grad_norm2 falls to ~0 while H rises; wine with step 100:
+    e^{x_c} underflows and the preconditioner's eigh raises; wine with
+    step 30: the z* solve misses its tolerance by 1e11.  Each run keeps its
+    first point, its last point is flagged, and tools.select excludes it
+    while ranking a sound run."""
+    from tools import select
+    df, status = _div_run(
+        tmp_path, "-d", "digits", "-d", "wine",
+        "-s", "SABA[step_size=[10,30,100]]", "-s", "SABA[step_size=0.1]")
+    assert all(v.startswith("done") for v in status.values()), status
+    for (data, solver), run in df.groupby(["dataset_name", "solver_name"]):
+        step = float(solver.split("step_size=")[1].split(",")[0].rstrip("]"))
+        flags = run.objective_diverged.to_numpy()
+        assert np.isfinite(run.objective_value.iloc[0])
+        assert (flags[:-1] == 0).all(), (data, solver)
+        if step == 0.1:
+            assert flags[-1] == 0, (data, solver)
+        elif data.startswith("digits") and step == 10 or \
+                data.startswith("wine") and step in (30, 100):
+            assert flags[-1] == 1, (data, solver)
+            assert len(run) < 7  # stopped there, not at -n
+    table = select.score_table(df, "objective_grad_norm2", "final")
+    ranked = table[table.runs > 0]
+    assert set(ranked.solver.str.contains("step_size=0.1")) == {True}
+    assert (table[table.runs == 0].diverged == 1).all()
+
+
+def test_blowups_stopped_by_benchopt_carry_the_flag(tmp_path):
+    """H far above its start (benchopt's own test: up by more than 1e5) ends
+    the run as done, and its last point says diverged = 1."""
+    df, status = _div_run(tmp_path, "-d", SMALL_SIM,
+                          "-s", "SABA[step_size=[3,5]]",
+                          "-s", "MA-SOBA[step_size=5]")
+    assert set(status.values()) == {"done"}, status
+    for _, run in df.groupby("solver_name"):
+        assert run.objective_diverged.iloc[-1] == 1
+        assert (run.objective_diverged.iloc[:-1] == 0).all()
+        assert len(run) >= 2

@@ -76,9 +76,10 @@ def test_a_missed_tolerance_warns_and_is_reported():
     with pytest.warns(RuntimeWarning, match="z\\*\\(x\\) solve stopped"):
         out = evaluate(m, x, np.zeros(12), np.zeros(12), 0)
     assert out["solve_residual"] > 1.0
+    assert out["diverged"] == 1  # inexact metrics: never a converged end
     m = make_metrics(data)
     out = evaluate(m, x, np.zeros(12), np.zeros(12), 0)
-    assert 0.0 <= out["solve_residual"] <= 1.0
+    assert 0.0 <= out["solve_residual"] <= 1.0 and out["diverged"] == 0
 
 
 @pytest.mark.parametrize("m, p, C", [(7, 5, 3), (9, 130, 4), (6, 131, 3),

@@ -64,3 +64,21 @@ def test_render_writes_every_dataset_and_an_offline_page(tmp_path):
     # no test error on Simulated: grad_norm2 vs time, samples, epochs
     assert len(axes) == 3
     assert all(a.get_yscale() == "log" for a in axes)
+
+
+def test_diverged_runs_are_labelled_and_marked_where_they_stop():
+    df = _results().query("dataset_name == 'Simulated[n=10]'").copy()
+    df["objective_diverged"] = 0
+    bad = (df.solver_name == "SABA[step_size=0.1]") & (df.idx_rep == 1)
+    last = df[bad].index[-1]
+    df.loc[bad & (df.index == last), "objective_diverged"] = 1
+    df.loc[bad & (df.index == last), "objective_grad_norm2"] = 1e200
+    assert figures.diverged_runs(df) == {"SABA[step_size=0.1]": [1]}
+    fig = figures.dataset_figure(df, "Simulated[n=10]")
+    labels = fig.legends[0].get_texts()
+    assert [t.get_text() for t in labels] == [
+        "SABA step_size=0.1 (diverged: 1/3 runs)", "SABA step_size=0.05"]
+    for ax in (a for a in fig.axes if a.get_visible()):
+        crosses = [ln for ln in ax.get_lines() if ln.get_marker() == "x"]
+        assert len(crosses) == 1  # the diverged run's last point
+        assert crosses[0].get_ydata()[0] == 1e200

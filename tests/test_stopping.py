@@ -121,6 +121,23 @@ def test_a_diverged_point_ends_the_run_as_done(bad):
     assert crit.stop_reason == "diverged"
 
 
+def test_benchopts_own_divergence_test_flags_the_point_it_fires_on():
+    """benchopt ends a run whose value is NaN or rose by more than 1e5; the
+    criterion keeps it (done) and that last point says diverged = 1."""
+    for last in (2e5, np.nan):
+        pts = [point(5.0, 1.0), point(4.0, 0.5), point(last, 1e3)]
+        i, status = feed(runner_criterion(), pts)
+        assert (i, status) == (2, "done")
+        assert [p["objective_diverged"] for p in pts] == [0, 0, 1]
+
+
+def test_a_flagged_point_never_ends_a_run_as_converged():
+    # saturation: grad_norm2 exactly 0 while H rose, flagged by evaluate
+    crit = runner_criterion()
+    feed(crit, [point(1.7, 1e-4), point(2.25, 0.0, diverged=1)])
+    assert crit.stop_reason == "diverged"
+
+
 def test_evaluations_stay_spaced_x1_5_on_a_flat_curve():
     # benchopt stretches the gaps x1.2 after each point whose value is
     # exactly unchanged; here the spacing stays benchopt's x1.5

@@ -17,7 +17,10 @@ evaluations and read on a common grid of the x axis.  Axes are logarithmic
 where the values span more than two decades.  Labels are the solver's name
 followed by the parameters that differ between that solver's
 configurations in the file (``SPABA step_size=0.05``), so sweep members stay
-apart without printing every parameter.
+apart without printing every parameter.  A solver with runs flagged
+``objective_diverged`` says so in its label (``(diverged: 1/5 runs)``) and
+each such run's last finite point is marked with a cross: its curve stops
+there, it did not level off.
 """
 import argparse
 import base64
@@ -59,6 +62,30 @@ def run_curves(df, metric, x):
     return out
 
 
+def diverged_runs(df):
+    """{solver_name: [idx_rep of each run flagged objective_diverged]}."""
+    if "objective_diverged" not in df:
+        return {}
+    out = {}
+    flag = pd.to_numeric(df["objective_diverged"], errors="coerce")
+    for (solver, rep), f in flag.groupby([df["solver_name"], df["idx_rep"]],
+                                         sort=False):
+        if (f.fillna(0) > 0).any():
+            out.setdefault(solver, []).append(rep)
+    return out
+
+
+def last_point(df, solver, rep, metric, x):
+    """The last point of a run with finite ``x`` and ``metric`` (where a
+    diverged run's drawn curve ends), or (None, None)."""
+    run = df[(df["solver_name"] == solver) & (df["idx_rep"] == rep)]
+    run = run.sort_values(x, kind="stable")
+    xs = run[x].to_numpy(dtype=float)
+    ys = run[metric].to_numpy(dtype=float)
+    ok = np.flatnonzero(np.isfinite(xs) & np.isfinite(ys))
+    return (xs[ok[-1]], ys[ok[-1]]) if ok.size else (None, None)
+
+
 def grid_for(runs, log):
     lo = min(xs[xs > 0].min() if log and (xs > 0).any() else xs.min()
              for rs in runs.values() for xs, _ in rs)
@@ -95,6 +122,7 @@ def dataset_figure(df, dataset, band=0.2, points=200):
     labels = short_labels(df["solver_name"].unique())
     solvers = list(dict.fromkeys(df["solver_name"]))
     colors = plt.get_cmap("tab20" if len(solvers) > 10 else "tab10")
+    diverged = diverged_runs(df)
     fig, axes = plt.subplots(1, len(views), figsize=(4.2 * len(views), 3.6),
                              squeeze=False)
     for ax, (metric, x, ylabel, xlabel) in zip(axes[0], views):
@@ -114,10 +142,20 @@ def dataset_figure(df, dataset, band=0.2, points=200):
                 continue
             med, qlo, qhi = median_band(runs[solver], grid, band)
             color = colors(i % colors.N)
-            ax.plot(grid, med, color=color, label=labels[solver], lw=1.6)
+            n_div = len(diverged.get(solver, ()))
+            label = labels[solver] + (
+                f" (diverged: {n_div}/{len(runs[solver])} runs)"
+                if n_div else "")
+            ax.plot(grid, med, color=color, label=label, lw=1.6)
             if len(runs[solver]) > 1:
                 ax.fill_between(grid, qlo, qhi, color=color, alpha=0.2,
                                 lw=0)
+            for rep in diverged.get(solver, ()):
+                # where each diverged run stopped: its last finite point
+                xs, ys = last_point(df, solver, rep, metric, x)
+                if xs is not None:
+                    ax.plot([xs], [ys], marker="x", ms=7, mew=2,
+                            color=color, ls="none")
         if logx:
             ax.set_xscale("log")
         if logy:
