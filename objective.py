@@ -17,7 +17,7 @@ import numpy as np
 from benchopt import BaseObjective
 
 from benchmark_utils.metrics import evaluate, make_metrics
-from benchmark_utils.data.storage import features_as
+from benchmark_utils.data.storage import features_as, owned_arrays
 from benchmark_utils.solver_base import compile_core, feature_dtype
 from benchmark_utils.stopping import ConvergenceCriterion
 from benchmark_utils.tasks import problem_from_data, starting_point
@@ -42,12 +42,14 @@ class Objective(BaseObjective):
         # tuning_key: the dataset's key in benchmark_utils/tuned.py, for
         # the solvers' step_size=tuned (and the other TUNABLE parameters).
         self.tuning_key = tuning_key
-        data = dict(task=task, X_train=X_train, y_train=y_train,
-                    X_val=X_val, y_val=y_val, X_test=X_test, y_test=y_test,
-                    **task_params)
+        # Every array handed to the core and to the metrics is a
+        # C-contiguous, writable numpy array: numba would compile another
+        # specialisation for read-only ones, on the run's clock.
+        data = owned_arrays(dict(
+            task=task, X_train=X_train, y_train=y_train, X_val=X_val,
+            y_val=y_val, X_test=X_test, y_test=y_test, **task_params))
         # Checks every array (test split included) before any work.
-        self.problem = problem_from_data(task, X_train, y_train, X_val,
-                                         y_val, X_test, y_test, **task_params)
+        self.problem = problem_from_data(**data)
         # Features stored in float32 (dtype=float32 of a dataset) are scored
         # on their exact float64 values: the data the solvers see.
         self.metrics = make_metrics(features_as(data, "float64"))

@@ -58,7 +58,9 @@ class Problem:
 
 
 def as_array(a, ndim):
-    a = np.ascontiguousarray(a, dtype=np.float64)
+    """A float64 array, C-contiguous and writable (numba compiles another
+    specialisation for read-only arrays)."""
+    a = np.require(a, dtype=np.float64, requirements=["C", "W"])
     return _check_ndim(a, ndim)
 
 
@@ -69,7 +71,8 @@ def as_features(a, *others):
     dtype)."""
     single = all(np.asarray(b).dtype == np.float32 for b in (a,) + others)
     dtype = np.float32 if single else np.float64
-    return _check_ndim(np.ascontiguousarray(a, dtype=dtype), 2)
+    return _check_ndim(np.require(a, dtype=dtype, requirements=["C", "W"]),
+                       2)
 
 
 def _check_ndim(a, ndim):

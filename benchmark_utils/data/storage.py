@@ -15,6 +15,39 @@ import numpy as np
 
 DTYPES = {"float64": np.float64, "float32": np.float32}
 FEATURES = ("X_train", "X_val", "X_test")
+ARRAYS = FEATURES + ("y_train", "y_val", "y_test")
+
+
+def owned(a):
+    """``a`` as a C-contiguous, writable numpy array (a copy only when it
+    is not one already).
+
+    numba compiles a separate specialisation for read-only or
+    non-contiguous arrays, so such an input (``pandas>=3``'s
+    ``.to_numpy()``, ``np.load(mmap_mode="r")``, a broadcast view) would
+    compile on the run's clock; a pandas Series or DataFrame becomes its
+    values (label-based indexing would otherwise reach the metrics).
+    Sparse matrices are left for the dataset checks to name.
+    """
+    if a is None or (hasattr(a, "toarray") and not isinstance(a, np.ndarray)):
+        return a
+    if hasattr(a, "to_numpy"):
+        a = a.to_numpy()
+    a = np.asarray(a)
+    if a.dtype.kind == "O":  # leave the checks to say what is wrong
+        return a
+    return np.require(a, requirements=["C", "W"])
+
+
+def owned_arrays(data):
+    """A copy of the dataset dict ``data`` whose arrays (``X_*``, ``y_*``)
+    are C-contiguous and writable (:func:`owned`); other entries are
+    shared."""
+    out = dict(data)
+    for key in ARRAYS:
+        if key in out:
+            out[key] = owned(out[key])
+    return out
 
 
 def check_dtype(dtype):
