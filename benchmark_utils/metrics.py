@@ -71,7 +71,11 @@ class QuadraticMetrics:
 
     def __init__(self, data):
         from .problems.registry import get_task
-        self.exact = get_task(data["task"]).make_oracle(data)
+        # the closed forms' Gram products too: the metrics must not depend
+        # on how many BLAS threads the process has (README "Run on a
+        # cluster")
+        with blas_limit():
+            self.exact = get_task(data["task"]).make_oracle(data)
         self.n, self.m = data["X_val"].shape[0], data["X_train"].shape[0]
 
     def __call__(self, x, y, z):

@@ -1,89 +1,241 @@
-"""Keep numba's on-disk cache consistent with the core's sources.
+"""Keep numba's on-disk cache consistent with the sources compiled code
+depends on, and find a place for it.
 
 numba invalidates a cached function only when *its own* source file changes,
-not when a function it calls (and inlines) changes in another module: after
-an update of ``problems/*.py`` the cached engine would silently run the old
-kernels.  ``ensure_fresh()`` hashes the source files of ``benchmark_utils``
-that hold numba code and, when the hash differs from the one recorded with
-the cache, deletes the package's numba cache files (``*.nbi``, ``*.nbc``)
-before anything is loaded.  It is called once, when ``benchmark_utils`` is
-imported.
+not when a function it calls (and inlines) changes in another module, nor
+when a module-level constant it froze in (``core/records.py``'s counter
+slots) changes: after such an edit the cached engine would silently run the
+old kernels.  ``ensure_fresh()`` hashes every package module that uses numba
+and every package module those import (transitively, :func:`compiled_sources`),
+and, when the hash differs from the one recorded with a cache, deletes that
+cache's files (``*.nbi``, ``*.nbc``) before anything is loaded.
+
+numba keeps a function's cache in the first usable of (numba's
+``_CacheLocator`` classes): ``NUMBA_CACHE_DIR`` when set; the source
+folder's ``__pycache__`` when writable; the user-wide folder
+(``~/.cache/numba``) otherwise.  Without ``NUMBA_CACHE_DIR`` both of the
+last two are kept fresh (which one numba uses depends on permissions, which
+can change).  When none is writable (a shared read-only install with a
+read-only home) numba would refuse to import the package ("no locator
+available"): the cache then goes to a folder of the system's temporary
+directory, with a warning saying how to choose another.
+
+It is called once, when ``benchmark_utils`` is imported.
 """
+import ast
 import hashlib
 import os
+import tempfile
+import warnings
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
 STAMP = "core_sources.sha256"
+CACHE_ENV = "NUMBA_CACHE_DIR"
 
 
-def sources_digest():
-    """sha256 of every package source file that contains numba code."""
+def _uses_numba(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(
+                a.name.split(".")[0] == "numba" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and not node.level and \
+                (node.module or "").split(".")[0] == "numba":
+            return True
+    return False
+
+
+def _imported(path, tree, package):
+    """The package's source files that ``path`` imports (any import
+    statement, relative or absolute)."""
+    rel = path.relative_to(package).with_suffix("")
+    here = list(rel.parts[:-1])  # the module's package
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here[:len(here) - (node.level - 1)]
+            elif (node.module or "").split(".")[0] == package.name:
+                base = []
+                node_module = node.module.split(".")[1:]
+                mods = [node_module] + [node_module + [a.name]
+                                        for a in node.names]
+                out.update(_files(package, mods))
+                continue
+            else:
+                continue
+            mod = base + (node.module.split(".") if node.module else [])
+            out.update(_files(package, [mod] + [mod + [a.name]
+                                                for a in node.names]))
+        elif isinstance(node, ast.Import):
+            out.update(_files(package, [
+                a.name.split(".")[1:] for a in node.names
+                if a.name.split(".")[0] == package.name]))
+    return out
+
+
+def _files(package, modules):
+    for parts in modules:
+        for f in (package.joinpath(*parts).with_suffix(".py") if parts
+                  else None, package.joinpath(*parts, "__init__.py")):
+            if f is not None and f.is_file():
+                yield f
+
+
+def compiled_sources(package=None):
+    """The package's source files compiled code can depend on: those that
+    import numba (this module aside) and, transitively, every package
+    module they import (constants, NamedTuple records, task codes)."""
+    package = PACKAGE if package is None else package
+    trees = {}
+    for path in sorted(package.rglob("*.py")):
+        if path.resolve() == Path(__file__).resolve():
+            continue
+        try:
+            trees[path] = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError):
+            trees[path] = None  # hashed anyway: an edit must count
+    seeds = [p for p, t in trees.items() if t is None or _uses_numba(t)]
+    seen, todo = set(seeds), list(seeds)
+    while todo:
+        path = todo.pop()
+        if trees.get(path) is None:
+            continue
+        for dep in _imported(path, trees[path], package):
+            if dep in trees and dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return sorted(seen)
+
+
+def sources_digest(package=None):
+    """sha256 of :func:`compiled_sources` (names and contents)."""
+    package = PACKAGE if package is None else package
     h = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*.py")):
-        text = path.read_bytes()
-        if b"njit" in text or b"intrinsic" in text:
-            h.update(str(path.relative_to(PACKAGE)).encode())
-            h.update(text)
+    for path in compiled_sources(package):
+        h.update(str(path.relative_to(package)).encode())
+        h.update(path.read_bytes())
     return h.hexdigest()
 
 
-def _user_cache_dir():
-    """``NUMBA_CACHE_DIR`` when numba will use it, else None.
+def _writable_dir(path):
+    """True if ``path`` is (or can be made) a folder we can write in, as
+    numba's locators test it."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+        return True
+    except OSError:
+        return False
 
-    numba writes every cache file under ``NUMBA_CACHE_DIR`` when it is set
-    and usable (it falls back to ``__pycache__`` when it cannot write
-    there) and then never reads ``__pycache__``.
-    """
-    root = os.environ.get("NUMBA_CACHE_DIR")
-    if not root:
+
+def _subpath(folder):
+    """numba's name of a source folder's cache inside a cache root: the
+    folder's name and the sha1 of its path
+    (``_CacheLocator.get_suitable_cache_subpath``)."""
+    try:
+        from numba.core.caching import _CacheLocator
+    except ImportError:  # pragma: no cover - numba's scheme, written out
+        folder = os.path.abspath(folder)
+        return "_".join([os.path.basename(folder),
+                         hashlib.sha1(folder.encode()).hexdigest()])
+    return _CacheLocator.get_suitable_cache_subpath(str(folder / "x.py"))
+
+
+def _user_wide_root():
+    from numba.misc.appdirs import AppDirs
+    return Path(AppDirs(appname="numba", appauthor=False).user_cache_dir)
+
+
+def _folders(package):
+    return sorted({p.parent for p in package.rglob("*.py")})
+
+
+def cache_locations(package=None):
+    """[(stamp file, [cache folders])]: the caches numba may use for the
+    package, each with the file recording the sources it was built from.
+    With ``NUMBA_CACHE_DIR`` set, numba reads and writes only there (a
+    process with its own folder leaves the in-tree cache alone)."""
+    package = PACKAGE if package is None else package
+    root = os.environ.get(CACHE_ENV)
+    if root:
+        root = Path(root)
+        return [(root / _subpath(package) / STAMP,
+                 [root / _subpath(f) for f in _folders(package)])]
+    wide = _user_wide_root()
+    return [(package / "__pycache__" / STAMP,
+             [f / "__pycache__" for f in _folders(package)]),
+            (wide / _subpath(package) / STAMP,
+             [wide / _subpath(f) for f in _folders(package)])]
+
+
+def ensure_location(package=None):
+    """Make sure numba has a writable cache folder for the package; if
+    none of its own is usable, set ``NUMBA_CACHE_DIR`` (and numba's
+    config) to a folder of the temporary directory, with a warning.
+    Returns that folder, or None when numba's own choice works."""
+    package = PACKAGE if package is None else package
+    root = os.environ.get(CACHE_ENV)
+    if root and _writable_dir(Path(root) / _subpath(package)):
         return None
-    path = Path(root)
-    probe = path
-    while not probe.exists() and probe.parent != probe:
-        probe = probe.parent
-    if probe.is_dir() and os.access(probe, os.W_OK | os.X_OK):
-        return path
-    return None
-
-
-def _cache_dirs():
-    """Folders where numba keeps this package's cache files (only those:
-    a process with its own ``NUMBA_CACHE_DIR`` leaves the in-tree cache of
-    other processes alone)."""
-    root = _user_cache_dir()
-    if root is not None:
-        if not root.is_dir():
-            return []
-        return [p for p in root.rglob("*")
-                if p.is_dir() and "benchmark_utils" in str(p)]
-    return [p for p in PACKAGE.rglob("__pycache__") if p.is_dir()]
-
-
-def ensure_fresh():
-    """Drop stale numba cache files if the sources changed since they were
-    written; record the current sources' digest."""
-    digest = sources_digest()
-    root = _user_cache_dir()
-    stamp_dir = root if root is not None else PACKAGE / "__pycache__"
-    stamp = stamp_dir / STAMP
+    if not root and (_writable_dir(package / "__pycache__")
+                     or _writable_dir(_user_wide_root() / _subpath(package))):
+        return None
+    fallback = Path(tempfile.gettempdir()) / f"numba_cache_{os.getuid()}" \
+        if hasattr(os, "getuid") else Path(tempfile.gettempdir()) / \
+        "numba_cache"
+    tried = (f"{CACHE_ENV}={root}" if root else
+             f"{package / '__pycache__'} and {_user_wide_root()}")
+    warnings.warn(
+        f"numba cannot write its cache where it looks for it ({tried} are "
+        f"not writable): compiled code is cached in {fallback} instead. Set "
+        f"{CACHE_ENV} to a writable folder to keep it elsewhere (README, "
+        "'numba's cache').", RuntimeWarning, stacklevel=3)
+    os.environ[CACHE_ENV] = str(fallback)
     try:
-        if stamp.read_text() == digest:
-            return False
-    except OSError:
+        from numba.core import config
+        config.CACHE_DIR = str(fallback)
+    except ImportError:
         pass
-    for folder in _cache_dirs():
-        for pattern in ("*.nbi", "*.nbc"):
-            for f in folder.glob(pattern):
-                try:
-                    f.unlink()
-                except OSError:
-                    pass
-    try:
-        stamp_dir.mkdir(parents=True, exist_ok=True)
-        tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(digest)
-        os.replace(tmp, stamp)
-    except OSError:
-        pass
-    return True
+    return fallback
+
+
+def ensure_fresh(package=None):
+    """Drop stale numba cache files wherever numba may look for the
+    package's, if the sources changed since they were written; record the
+    current sources' digest there.  Returns True if a cache was dropped.
+
+    The first location of :func:`cache_locations` that is writable is the
+    one numba will write to: its stamp is always recorded.  The others are
+    cleaned and stamped only when they exist.
+    """
+    package = PACKAGE if package is None else package
+    ensure_location(package)
+    digest = sources_digest(package)
+    dropped, active = False, True
+    for stamp, folders in cache_locations(package):
+        usable = _writable_dir(stamp.parent) if active else \
+            stamp.parent.is_dir()
+        if not usable:
+            continue
+        active = False
+        try:
+            if stamp.read_text() == digest:
+                continue
+        except OSError:
+            pass
+        for folder in folders:
+            for pattern in ("*.nbi", "*.nbc"):
+                for f in folder.glob(pattern):
+                    try:
+                        f.unlink()
+                        dropped = True
+                    except OSError:
+                        pass
+        try:
+            tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(digest)
+            os.replace(tmp, stamp)
+        except OSError:
+            pass
+    return dropped

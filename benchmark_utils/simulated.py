@@ -13,6 +13,9 @@ targets come from a planted ``x_true`` plus noise; f is then scaled (rows by
 leaves ``x*`` unchanged and keeps it inside the paper's clipping radius R = 1.
 Each sample is a data row: one sample evaluation costs O(d_x + d_y).
 """
+import math
+import numbers
+
 import numpy as np
 
 
@@ -21,10 +24,17 @@ def _orthonormal(rng, rows, cols):
     return q * np.sign(np.diag(r))
 
 
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(
+        value, (bool, np.bool_))
+
+
 def make_quadratic(n=1000, m=1000, dim_x=10, dim_y=20, mu=0.1, cond=10.0,
                    lam=0.01, noise=1.0, z_star_norm=0.5, seed=0):
     """Return the dataset dict (task ``quadratic``; docs/architecture.md,
-    "Contracts")."""
+    "Contracts").  Its products run on the metrics' BLAS threads
+    (``metrics.blas_limit``, one by default), so the data are bitwise the
+    same in a sequential run and in a worker of ``-j N`` or dask."""
     for name, value, low in (("n", n, 1), ("m", m, 1), ("dim_x", dim_x, 1),
                              ("dim_y", dim_y, 1)):
         if int(value) != value or value < low:
@@ -34,14 +44,23 @@ def make_quadratic(n=1000, m=1000, dim_x=10, dim_y=20, mu=0.1, cond=10.0,
         raise ValueError(
             f"m must be >= dim_y for the exact conditioning; got m={m} < "
             f"dim_y={dim_y}")
-    if not mu > 0:
-        raise ValueError(f"mu must be > 0, got {mu!r}")
-    if not cond >= 1:
-        raise ValueError(f"cond must be >= 1, got {cond!r}")
-    if not lam >= 0:
-        raise ValueError(f"lam must be >= 0, got {lam!r}")
-    if not z_star_norm > 0:
-        raise ValueError(f"z_star_norm must be > 0, got {z_star_norm!r}")
+    for name, value, ok, allowed in (
+            ("mu", mu, lambda v: v > 0, "> 0"),
+            ("cond", cond, lambda v: v >= 1, ">= 1"),
+            ("lam", lam, lambda v: v >= 0, ">= 0"),
+            ("noise", noise, lambda v: v >= 0, ">= 0"),
+            ("z_star_norm", z_star_norm, lambda v: v > 0, "> 0")):
+        if not (_is_number(value) and math.isfinite(value) and ok(value)):
+            raise ValueError(f"{name} must be a finite number {allowed}, "
+                             f"got {value!r}")
+    from .metrics import blas_limit
+    with blas_limit():
+        return _quadratic(n, m, dim_x, dim_y, mu, cond, lam, noise,
+                          z_star_norm, seed)
+
+
+def _quadratic(n, m, dim_x, dim_y, mu, cond, lam, noise, z_star_norm, seed):
+    """The dataset of checked parameters (``make_quadratic``)."""
     rng = np.random.default_rng(seed)
     ridge = mu / 2
     eig = np.geomspace(mu, mu * cond, dim_y)

@@ -18,6 +18,9 @@ import numpy as np
 
 # dtype kinds accepted for the arrays: bool, signed, unsigned, float.
 _NUMERIC_KINDS = "biuf"
+# Largest magnitude accepted in an array: squares and products of entries
+# beyond it overflow float64 in the losses and the metrics.
+HUGE = 1e100
 
 
 def check_data(task, X_train, y_train, X_val, y_val, X_test=None,
@@ -27,9 +30,10 @@ def check_data(task, X_train, y_train, X_val, y_val, X_test=None,
 
     - ``task`` is a registered task (``problems/registry.py``);
     - each X is a 2-d numeric array with at least one row and one column,
-      without NaN or inf, and with as many features as ``X_train``;
-    - each y is a 1-d numeric array without NaN or inf, with one entry per
-      row of its X;
+      without NaN, inf or entries of magnitude >= ``HUGE`` (1e100), and
+      with as many features as ``X_train``;
+    - each y is a 1-d numeric array without NaN, inf or entries >= HUGE,
+      with one entry per row of its X;
     - ``X_test`` and ``y_test`` are given together or not at all;
     - then the task's own checks, its ``TaskSpec.check`` (below):
       logreg: labels exactly -1 or +1; multilogreg, datacleaning:
@@ -165,12 +169,12 @@ def _check_X(name, X):
         raise ValueError(f"{name} is empty: it has no row (sample)")
     if X.shape[1] == 0:
         raise ValueError(f"{name} has no column (feature)")
-    if X.dtype.kind == "f" and not np.isfinite(X).all():
-        row = _first_bad(~np.isfinite(X).all(axis=1))
-        col = _first_bad(~np.isfinite(X[row]))
-        raise ValueError(
-            f"{name} contains NaN or inf (first at row {row}, column {col}: "
-            f"{X[row, col]})")
+    if X.dtype.kind == "f" and not (np.abs(X) < HUGE).all():
+        ok = np.abs(X) < HUGE  # False on NaN, inf and huge entries
+        row = _first_bad(~ok.all(axis=1))
+        col = _first_bad(~ok[row])
+        raise ValueError(_bad_value(name, X[row, col],
+                                    f"row {row}, column {col}"))
     return X
 
 
@@ -182,11 +186,19 @@ def _check_y(name, y):
             f"{y.shape}")
     if y.shape[0] == 0:
         raise ValueError(f"{name} is empty: it has no entry")
-    if y.dtype.kind == "f" and not np.isfinite(y).all():
-        i = _first_bad(~np.isfinite(y))
-        raise ValueError(
-            f"{name} contains NaN or inf (first at index {i}: {y[i]})")
+    if y.dtype.kind == "f" and not (np.abs(y) < HUGE).all():
+        i = _first_bad(~(np.abs(y) < HUGE))
+        raise ValueError(_bad_value(name, y[i], f"index {i}"))
     return y
+
+
+def _bad_value(name, value, where):
+    if np.isfinite(value):
+        return (f"{name} has an entry of magnitude {abs(value):.3g} >= "
+                f"{HUGE:.0e} (first at {where}): products of such values "
+                "overflow float64 in the losses and the exact metrics; "
+                "rescale or standardise the data")
+    return f"{name} contains NaN or inf (first at {where}: {value})"
 
 
 def _check_pm1(name, y, task):

@@ -45,6 +45,7 @@ class Dataset(BaseDataset):
 
     @classmethod
     def _folders(cls, variant):
+        mnist.check_variant(variant)  # names the allowed values
         key = mnist.DATA_PATHS_KEYS[variant]
         return mnist.default_folders(variant, paths.local_folder(key))
 

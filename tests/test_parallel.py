@@ -94,3 +94,42 @@ def test_the_parallel_configs_are_read_as_benchopt_reads_them():
     # a quoted time stays "HH:MM:SS" (unquoted, YAML reads a number)
     assert re.fullmatch(r"\d+:\d\d:\d\d", slurm["slurm_time"])
     assert isinstance(slurm["slurm_additional_parameters"], dict)
+
+
+# The default Simulated problem and its metrics at a few points, printed as
+# the bytes of every array (a worker process of -j N or dask has one BLAS
+# thread; the sequential process has as many as the machine's cores).
+SIMULATED_BYTES = r"""
+import hashlib, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from benchmark_utils.metrics import make_metrics
+from benchmark_utils.simulated import make_quadratic
+data = make_quadratic(n=2000, m=2000, dim_x=20, dim_y=40, seed=0)
+h = hashlib.sha256()
+for key in ("X_train", "y_train", "X_val", "y_val"):
+    h.update(np.ascontiguousarray(data[key]).tobytes())
+metrics = make_metrics(data)
+rng = np.random.default_rng(1)
+for _ in range(3):
+    out = metrics(rng.standard_normal(20), rng.standard_normal(40),
+                  rng.standard_normal(40))
+    h.update(np.array([out[k] for k in sorted(out)]).tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_the_default_simulated_problem_and_metrics_ignore_blas_threads():
+    """Bitwise the same data and metrics with one BLAS thread (a worker of
+    -j 2 or dask) as with two (a sequential run on two cores): every
+    product runs under the metrics' one-thread limit."""
+    digests = set()
+    for threads in ("1", "2"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads,
+                   OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+        proc = subprocess.run(
+            [sys.executable, "-c", SIMULATED_BYTES, str(ROOT)], env=env,
+            capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        digests.add(proc.stdout.strip())
+    assert len(digests) == 1

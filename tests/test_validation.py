@@ -91,6 +91,15 @@ CASES = [
      "shape mismatch: X_val has 30 rows but y_val has 29 entries"),
     ("quadratic", dict(y_train=put(5, np.nan)),
      "y_train contains NaN or inf (first at index 5: nan)"),
+    # magnitudes whose products overflow float64 (a user's unscaled data)
+    ("multilogreg", dict(X_train=put((2, 3), 1e154)),
+     "X_train has an entry of magnitude 1e+154 >= 1e+100 (first at row "
+     "2, column 3): products of such values overflow float64"),
+    ("logreg", dict(X_val=put((0, 0), -1e100)),
+     "X_val has an entry of magnitude 1e+100 >= 1e+100 (first at row 0, "
+     "column 0)"),
+    ("quadratic", dict(y_val=put(1, 3e120)),
+     "y_val has an entry of magnitude 3e+120 >= 1e+100 (first at index 1)"),
     # feature counts
     ("logreg", dict(X_val=lambda X: X[:, :4]),
      "shape mismatch: X_val has 4 features but X_train has 5"),
@@ -211,3 +220,43 @@ def test_the_objective_checks_the_test_split():
     data["y_test"][0] = -1.0
     with pytest.raises(ValueError, match="y_test"):
         objective.set_data(**data)
+
+
+def test_pandas_inputs_reach_the_metrics_as_arrays():
+    """A user's dataset with pandas columns (a Series as y_train, a
+    DataFrame as X_val): checked and scored as their values."""
+    pd = pytest.importorskip("pandas")
+    objective = benchmark().get_benchmark_objective().get_instance()
+    data = glm_data("multilogreg")
+    data["y_train"] = pd.Series(data["y_train"], index=np.arange(
+        len(data["y_train"])) + 100)  # labels that are not positions
+    data["X_val"] = pd.DataFrame(data["X_val"])
+    objective.set_data(**data)
+    p = objective.problem
+    out = objective.evaluate_result(np.zeros(p.dim_x), np.zeros(p.dim_y),
+                                    np.zeros(p.dim_y), 0)
+    assert out["diverged"] == 0 and np.isfinite(out["train_error"])
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(noise=np.nan), "noise must be a finite number >= 0, got nan"),
+    (dict(noise=-1.0), "noise must be a finite number >= 0, got -1.0"),
+    (dict(mu=np.inf), "mu must be a finite number > 0, got inf"),
+    (dict(cond=0.5), "cond must be a finite number >= 1, got 0.5"),
+    (dict(lam="a"), "lam must be a finite number >= 0, got 'a'"),
+    (dict(z_star_norm=0.0), "z_star_norm must be a finite number > 0"),
+])
+def test_simulated_parameters_are_named(params, message):
+    with pytest.raises(ValueError, match=message.replace("+", r"\+")):
+        make_quadratic(n=20, m=30, dim_x=3, dim_y=4, **params)
+
+
+def test_an_unknown_mnist_variant_is_named():
+    from bench_helpers import dataset_class
+    mnist = dataset_class("mnist")
+    with pytest.raises(ValueError, match=r"variant must be one of "
+                       r"\('mnist', 'fashion'\), got 'foo'"):
+        mnist.local_data_available(variant="foo")
+    instance = mnist.get_instance(variant="foo")
+    with pytest.raises(ValueError, match="variant must be one of"):
+        instance.prepare()

@@ -40,7 +40,7 @@ N_TRAIN_IMAGES, N_TEST_IMAGES, N_CLASSES = 60000, 10000, 10
 PRETTY = {"mnist": "MNIST", "fashion": "Fashion-MNIST"}
 
 
-def _check_variant(variant):
+def check_variant(variant):
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got "
                          f"{variant!r}")
@@ -49,7 +49,7 @@ def _check_variant(variant):
 def default_folders(variant, configured):
     """Folders searched for the IDX files: ``configured`` (the
     ``data_paths`` folder), then for Fashion-MNIST Debian's package."""
-    _check_variant(variant)
+    check_variant(variant)
     folders = [Path(configured)] if configured is not None else []
     if variant == "fashion":
         folders.append(DEBIAN_FASHION_MNIST)
@@ -57,7 +57,7 @@ def default_folders(variant, configured):
 
 
 def cache_name(variant):
-    _check_variant(variant)
+    check_variant(variant)
     return f"{DATA_PATHS_KEYS[variant]}.npz"
 
 
@@ -103,7 +103,7 @@ def read_idx_folder(files):
 def fetch_openml_arrays(variant, data_home):
     """Download ``variant`` from OpenML (cached by scikit-learn in
     ``data_home``) and split it into the IDX files' train and test sets."""
-    _check_variant(variant)
+    check_variant(variant)
     bunch = fetch_openml(OPENML_NAMES[variant], version=1, as_frame=False,
                          parser="liac-arff", data_home=data_home,
                          **retry_options(fetch_openml))
@@ -149,7 +149,7 @@ def load_mnist(variant="mnist", folders=(), cache_dir=None, download=True,
     IDX file names) when nothing is found, :class:`DataFormatError` for a
     corrupt or inconsistent file.
     """
-    _check_variant(variant)
+    check_variant(variant)
     key = DATA_PATHS_KEYS[variant]
     local = find_local_copy(folders, IDX_FILES, PRETTY[variant], key)
     if download is True:
