@@ -133,6 +133,13 @@ class SoftmaxCE:
 
     def precond(self, r):
         if self._pc is None:
+            if not np.all((self._lam > 0) & np.isfinite(self._lam)):
+                # e^{x_c} under- or overflowed: g is not strongly convex
+                # (or not finite) at this x, y*(x) is not defined
+                raise FloatingPointError(
+                    f"the regularisation weights of g are out of float64's "
+                    f"range at this x (min {self._lam.min():.3g}, max "
+                    f"{self._lam.max():.3g}): y*(x) is not defined")
             wS = self._wts[:, None] * self.S
             K = np.diag(wS.sum(axis=0)) - self.S.T @ wS
             d = 1.0 / np.sqrt(self._lam)

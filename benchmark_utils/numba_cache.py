@@ -22,9 +22,9 @@ directory, with a warning saying how to choose another.
 
 It is called once, when ``benchmark_utils`` is imported.
 """
-import ast
 import hashlib
 import os
+import re
 import tempfile
 import warnings
 from pathlib import Path
@@ -34,43 +34,43 @@ STAMP = "core_sources.sha256"
 CACHE_ENV = "NUMBA_CACHE_DIR"
 
 
-def _uses_numba(tree):
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and any(
-                a.name.split(".")[0] == "numba" for a in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and not node.level and \
-                (node.module or "").split(".")[0] == "numba":
-            return True
-    return False
+_NUMBA_IMPORT = re.compile(rb"^[ \t]*(?:import[ \t]+numba\b|from[ \t]+numba\b)",
+                           re.M)
+_FROM_IMPORT = re.compile(
+    rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+"
+    rb"(\([^)]*\)|[^\n]*)", re.M)
+_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([^\n]*)", re.M)
 
 
-def _imported(path, tree, package):
+def _names(text):
+    """The imported names of an import list (``a, b as c`` -> a, b)."""
+    text = text.decode().split("#")[0].strip("() \t\n\\")
+    return [n.split()[0] for n in text.replace("\n", " ").split(",")
+            if n.strip() and not n.strip().startswith("#")]
+
+
+def _imported(path, source, package):
     """The package's source files that ``path`` imports (any import
-    statement, relative or absolute)."""
+    statement, relative or absolute).  A text scan: ``ast.parse`` is not
+    safe to call from every thread that may import the package (CPython
+    3.11 raises ``SystemError`` in some dask worker threads)."""
     rel = path.relative_to(package).with_suffix("")
     here = list(rel.parts[:-1])  # the module's package
     out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = here[:len(here) - (node.level - 1)]
-            elif (node.module or "").split(".")[0] == package.name:
-                base = []
-                node_module = node.module.split(".")[1:]
-                mods = [node_module] + [node_module + [a.name]
-                                        for a in node.names]
-                out.update(_files(package, mods))
-                continue
-            else:
-                continue
-            mod = base + (node.module.split(".") if node.module else [])
-            out.update(_files(package, [mod] + [mod + [a.name]
-                                                for a in node.names]))
-        elif isinstance(node, ast.Import):
-            out.update(_files(package, [
-                a.name.split(".")[1:] for a in node.names
-                if a.name.split(".")[0] == package.name]))
+    for dots, module, names in _FROM_IMPORT.findall(source):
+        module = module.decode().split(".") if module else []
+        if dots:
+            mod = here[:len(here) - (len(dots) - 1)] + module
+        elif module and module[0] == package.name:
+            mod = module[1:]
+        else:
+            continue
+        out.update(_files(package, [mod] + [mod + [n] for n in
+                                            _names(names)]))
+    for names in _IMPORT.findall(source):
+        out.update(_files(package, [
+            n.split(".")[1:] for n in _names(names)
+            if n.split(".")[0] == package.name]))
     return out
 
 
@@ -87,22 +87,15 @@ def compiled_sources(package=None):
     import numba (this module aside) and, transitively, every package
     module they import (constants, NamedTuple records, task codes)."""
     package = PACKAGE if package is None else package
-    trees = {}
-    for path in sorted(package.rglob("*.py")):
-        if path.resolve() == Path(__file__).resolve():
-            continue
-        try:
-            trees[path] = ast.parse(path.read_bytes())
-        except (SyntaxError, ValueError):
-            trees[path] = None  # hashed anyway: an edit must count
-    seeds = [p for p, t in trees.items() if t is None or _uses_numba(t)]
+    sources = {path: path.read_bytes()
+               for path in sorted(package.rglob("*.py"))
+               if path.resolve() != Path(__file__).resolve()}
+    seeds = [p for p, text in sources.items() if _NUMBA_IMPORT.search(text)]
     seen, todo = set(seeds), list(seeds)
     while todo:
         path = todo.pop()
-        if trees.get(path) is None:
-            continue
-        for dep in _imported(path, trees[path], package):
-            if dep in trees and dep not in seen:
+        for dep in _imported(path, sources[path], package):
+            if dep in sources and dep not in seen:
                 seen.add(dep)
                 todo.append(dep)
     return sorted(seen)

@@ -206,3 +206,18 @@ def test_blowups_stopped_by_benchopt_carry_the_flag(tmp_path):
         assert run.objective_diverged.iloc[-1] == 1
         assert (run.objective_diverged.iloc[:-1] == 0).all()
         assert len(run) >= 2
+
+
+def test_an_underflowed_regularisation_is_a_named_failed_point():
+    """multilogreg at x_c = -800: e^{x_c} is 0, g is not strongly convex and
+    y*(x) does not exist; the evaluation says so and the point is flagged
+    (the preconditioner used to hand eigh a matrix of infs)."""
+    from conftest import glm_data
+    metrics = make_metrics(glm_data("multilogreg"))
+    x = np.full(3, -800.0)
+    with pytest.warns(RuntimeWarning, match="regularisation weights"):
+        out = evaluate(metrics, x, np.zeros(15), np.zeros(15), 5)
+    assert out["diverged"] == 1 and out["solve_residual"] == np.inf
+    # the next evaluation (another run) starts its solves afresh
+    fine = evaluate(metrics, np.zeros(3), np.zeros(15), np.zeros(15), 0)
+    assert fine["diverged"] == 0
