@@ -54,7 +54,7 @@ class Objective(BaseObjective):
         # on their exact float64 values: the data the solvers see.
         self.metrics = make_metrics(features_as(data, "float64"))
         # outside every run's --timeout budget
-        compile_core(feature_dtype(self.problem))
+        compile_core(feature_dtype(self.problem), self.problem.task)
 
     def get_objective(self):
         seed = self.get_seed(use_repetition=True)

@@ -138,6 +138,8 @@ class BaselineRun(RunStatus):
     F2SA's penalised copy starts at y0 and its multiplier at ``lmbda0``.
     """
 
+    PER_TASK = False  # one compiled entry for every task
+
     def __init__(self, problem, config, x0, y0, z0, seed):
         self._start(problem, config, x0, y0, z0, seed, "one")
         self.work = records.make_bwork(problem.dim_x, problem.dim_y,

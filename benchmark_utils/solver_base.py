@@ -6,6 +6,9 @@ it fixes and its defaults live in that entry, everything else --
 validation, compilation, the callback loop, divergence and deadline
 handling -- lives here, once.
 """
+import threading
+from contextlib import contextmanager
+
 import numpy as np
 from benchopt import BaseSolver
 
@@ -19,15 +22,25 @@ from .problem import make_problem
 COMMON = {key: [value] for key, value in presets.COMMON.items()}
 
 
-def _tiny_problem(dtype=np.float64):
-    """A 4-sample quadratic problem with features of ``dtype`` (float64 or
-    float32), enough to trigger compilation."""
+def _tiny_problem(dtype=np.float64, task="quadratic"):
+    """A 4-sample problem of ``task`` with features of ``dtype`` (float64 or
+    float32), enough to trigger compilation: its types are those of any
+    problem of the task (``problems.task_marker``)."""
     rng = np.random.default_rng(0)
-    return make_problem("quadratic",
-                        rng.standard_normal((4, 3)).astype(dtype),
-                        rng.standard_normal(4),
-                        rng.standard_normal((4, 3)).astype(dtype),
-                        rng.standard_normal(4), [1, 2, 0.1, 0.0], 1, 2)
+
+    def features():
+        return rng.standard_normal((4, 3)).astype(dtype)
+    if task == "quadratic":
+        return make_problem("quadratic", features(), rng.standard_normal(4),
+                            features(), rng.standard_normal(4),
+                            [1, 2, 0.1, 0.0], 1, 2)
+    from .tasks import problem_from_data
+    labels = np.array([-1.0, 1.0, 1.0, -1.0] if task == "logreg"
+                      else [0.0, 1.0, 1.0, 0.0])
+    params = {"logreg": {}, "multilogreg": dict(n_classes=2),
+              "datacleaning": dict(n_classes=2, l2_reg=0.2)}[task]
+    return problem_from_data(task, features(), labels, features(), labels,
+                             **params)
 
 
 def feature_dtype(problem=None):
@@ -47,30 +60,67 @@ def _rename(key, value, renames):
         f"{key} must be one of {list(renames)}, got {value!r}")
 
 
-_CORE_READY = set()  # feature dtypes compiled in this process
+_CORE_READY = set()  # (feature dtype, task) compiled in this process
+
+# Seconds a first compile takes on the 2-core machine of README "Speed"
+# (``python -m tools.compile_times``), announced while it runs.
+FIRST_COMPILE_S = {
+    "core": {"quadratic": 10, "logreg": 12, "multilogreg": 55,
+             "datacleaning": 55},
+    "baselines": {"every": 190},
+}
+ANNOUNCE_AFTER_S = 2.0  # loading from numba's cache takes about 1 s
 
 
-def compile_core(dtype=np.float64):
-    """Compile the numba core (or load it from numba's cache), once per
-    process.
+@contextmanager
+def announced(entry, task, dtype):
+    """Say what is compiling when it takes longer than a cache load (the
+    first use of a task on a machine, or after an update of the core)."""
+    def say():
+        seconds = FIRST_COMPILE_S[entry].get(task)
+        about = f", about {seconds} s on 2 cores" if seconds else ""
+        label = ("the single-loop core" if entry == "core"
+                 else "the baselines' loops")
+        tasks = "every task" if task == "every" else f"the {task} task"
+        print(f"compiling {label} for {tasks} ({np.dtype(dtype).name} "
+              f"features): first use on this machine or after an update"
+              f"{about}; cached for the next runs", flush=True)
+    timer = threading.Timer(ANNOUNCE_AFTER_S, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
-    The core is one engine function whose argument types do not depend on
-    the solver, the task or the data (the task and the estimators are
-    runtime codes, every array is C-contiguous float64 or int64) except the
-    features' dtype (float64, or float32 when the dataset stores them so),
-    so two iterations of any preset on a tiny problem with features of
-    ``dtype`` compile everything a run uses. benchopt 1.10 starts a run's
+
+def _zero_start(problem):
+    return (np.zeros(problem.dim_x), np.zeros(problem.dim_y),
+            np.zeros(problem.dim_y))
+
+
+def compile_core(dtype=np.float64, task="quadratic"):
+    """Compile the numba core for ``task`` (or load it from numba's cache),
+    once per process, task and feature dtype.
+
+    The core is one engine function whose argument types depend on the
+    task (its marker, ``problems.task_marker``) and on the features' dtype
+    (float64, or float32 when the dataset stores them so), not on the
+    solver (the estimators are run-time codes, every array is C-contiguous
+    float64 or int64), so two iterations of any preset on a tiny problem of
+    the task compile everything a run uses.  benchopt 1.10 starts a run's
     ``--timeout`` clock *before* ``warm_up()``; the Objective calls this
     from ``set_data`` and the solvers from ``set_objective``, which
     benchopt does not time.
     """
     dtype = np.dtype(dtype).type
-    if dtype in _CORE_READY:
+    if (dtype, task) in _CORE_READY:
         return False
-    PnPBORun(_tiny_problem(dtype),
-             PnPBOConfig(**PRESETS["SPABA"], batch_size=2),
-             np.zeros(1), np.zeros(2), np.zeros(2), 0).run(2)
-    _CORE_READY.add(dtype)
+    problem = _tiny_problem(dtype, task)
+    with announced("core", task, dtype):
+        PnPBORun(problem, PnPBOConfig(**PRESETS["SPABA"], batch_size=2),
+                 *_zero_start(problem), 0).run(2)
+    _CORE_READY.add((dtype, task))
     return True
 
 
@@ -110,10 +160,10 @@ class PnPBOSolver(BaseSolver):
     run_class = PnPBORun  # the state of a run: PnPBORun or BaselineRun
 
     @staticmethod
-    def compile(dtype=np.float64):
-        """Compile this solver's numba entry once per process and feature
-        dtype."""
-        compile_core(dtype)
+    def compile(dtype=np.float64, task="quadratic"):
+        """Compile this solver's numba entry once per process, task and
+        feature dtype."""
+        compile_core(dtype, task)
 
     def _entry(self):
         if isinstance(self.preset, str):
@@ -176,12 +226,14 @@ class PnPBOSolver(BaseSolver):
         # rows in the run's order: 0.1 s on covtype); run() uses it once.
         self.state = self.run_class(problem, self.cfg, x0, y0, z0, seed)
         # untimed here (benchopt times warm_up; see above)
-        self.compile(feature_dtype(problem))
+        self.compile(feature_dtype(problem), problem.task)
 
     def warm_up(self):
         """Compile (or load from numba's cache) the core; already done in
         ``set_objective``, so a no-op in a benchopt run."""
-        self.compile(feature_dtype(getattr(self, "problem", None)))
+        problem = getattr(self, "problem", None)
+        self.compile(feature_dtype(problem),
+                     "quadratic" if problem is None else problem.task)
 
     def run(self, callback):
         if self.state is None or self.state.iteration > 0:
@@ -213,19 +265,22 @@ class PnPBOSolver(BaseSolver):
 _BASELINES_READY = set()  # feature dtypes compiled in this process
 
 
-def compile_baselines(dtype=np.float64):
+def compile_baselines(dtype=np.float64, task="quadratic"):
     """Compile (or load from numba's cache) the baselines' entry
     (``engine.run_baseline``) once per process and feature dtype: two
-    outer iterations of every family on a tiny problem."""
+    outer iterations of every family on a tiny problem.  The entry switches
+    on the task at run time (``records.make_model``), so one compile
+    serves every task; ``task`` only names the problem it is run on."""
     dtype = np.dtype(dtype).type
     if dtype in _BASELINES_READY:
         return False
     from .baselines import ALGORITHMS, BaselineConfig, BaselineRun
-    problem = _tiny_problem(dtype)
-    for name in ALGORITHMS:
-        BaselineRun(problem, BaselineConfig(
-            algorithm=name, batch_size=2, n_inner_steps=1, n_z_steps=1, Q=1,
-            period=1), np.zeros(1), np.zeros(2), np.zeros(2), 0).run(2)
+    problem = _tiny_problem(dtype, task)
+    with announced("baselines", "every", dtype):
+        for name in ALGORITHMS:
+            BaselineRun(problem, BaselineConfig(
+                algorithm=name, batch_size=2, n_inner_steps=1, n_z_steps=1,
+                Q=1, period=1), *_zero_start(problem), 0).run(2)
     _BASELINES_READY.add(dtype)
     return True
 
@@ -243,8 +298,8 @@ class BaselineSolver(PnPBOSolver):
         return BaselineRun
 
     @staticmethod
-    def compile(dtype=np.float64):
-        compile_baselines(dtype)
+    def compile(dtype=np.float64, task="quadratic"):
+        compile_baselines(dtype, task)
 
     _sizes = (None, None)  # (n, m) of the problem, once it is known
 

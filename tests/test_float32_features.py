@@ -234,11 +234,12 @@ def test_objective_scores_float32_features_as_their_float64_values(
     module = inspect.getmodule(
         bench_helpers.benchmark().get_benchmark_objective())
     compiled = []
-    monkeypatch.setattr(module, "compile_core", compiled.append)
+    monkeypatch.setattr(module, "compile_core",
+                        lambda *args: compiled.append(args))
     o32 = objective_on(data32)
     o64 = objective_on(rounded)
-    # set_data compiles the core of the features' dtype
-    assert compiled == [np.float32, np.float64]
+    # set_data compiles the core of the features' dtype and the task
+    assert compiled == [(np.float32, task), (np.float64, task)]
     assert o32.problem.Xg.dtype == o32.problem.Xf.dtype == np.float32
     assert o64.problem.Xg.dtype == np.float64
     given = o32.get_objective()
@@ -257,20 +258,21 @@ def test_objective_scores_float32_features_as_their_float64_values(
 # --------------------------------------------------------------------------
 # Compilation once per feature dtype
 # --------------------------------------------------------------------------
-def test_the_core_compiles_once_per_feature_dtype():
-    for compile_, ready in ((solver_base.compile_core,
-                             solver_base._CORE_READY),
-                            (solver_base.compile_baselines,
-                             solver_base._BASELINES_READY)):
+def test_the_core_compiles_once_per_feature_dtype_and_task():
+    for compile_, ready, key in (
+            (solver_base.compile_core, solver_base._CORE_READY,
+             lambda dtype: (dtype, "quadratic")),
+            (solver_base.compile_baselines, solver_base._BASELINES_READY,
+             lambda dtype: dtype)):  # one entry for every task
         for dtype in (np.float64, np.float32):
             compile_(dtype)  # True or False: an earlier test may have
-            assert dtype in ready
+            assert key(dtype) in ready
             assert compile_(dtype) is False
         # the same dtype spelled otherwise is the same entry
         assert compile_("float32") is False
-        assert compile_(np.dtype("float32")) is False
-        assert compile_() is False  # float64 by default
-        assert {np.float64, np.float32} <= ready
+        assert compile_(np.dtype("float32"), "quadratic") is False
+        assert compile_() is False  # float64 and quadratic by default
+    assert solver_base.compile_baselines(np.float64, "logreg") is False
     p32 = problems("logreg")[1]
     assert solver_base.feature_dtype(p32) is np.float32
     assert solver_base.feature_dtype(problems("logreg")[2]) is np.float64

@@ -70,7 +70,7 @@ def test_full_pass_equals_closed_form_directions(small_data):
                rng.standard_normal(p.dim_y))
     fx, fy, fz = np.zeros(p.dim_x), np.zeros(p.dim_y), np.zeros(p.dim_y)
     # chunks of 16 samples, so the chunked accumulation is exercised
-    model = records.Model(p.code, p.params)
+    model = records.make_model(p)
     for part, lv in enumerate(records.make_levels(p, "one", 16)):
         lv = lv._replace(S=np.zeros((records.N_BUF, 16, lv.T.shape[1])))
         passes.full_pass(part == records.F, model, lv, lv.ident, lv.N,

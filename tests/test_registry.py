@@ -2,9 +2,10 @@
 read by every Python-side consumer; the numba dispatch covers it; the specs
 reproduce, bit for bit, what the former per-task branches built (parameter
 vectors, dimensions, coefficient counts, starting points)."""
-import ast
+
 import inspect
 
+import numba
 import numpy as np
 import pytest
 
@@ -19,7 +20,8 @@ from benchmark_utils.tasks import problem_from_data, starting_point
 from conftest import glm_data
 
 DISPATCH_FUNCS = ("coef_f", "coef_g", "coef2_f", "coef2_g", "apply_f",
-                  "apply_g", "apply2_f", "apply2_g", "reg", "reg_yz")
+                  "apply_g", "apply2_f", "apply2_g", "reg", "reg_yz",
+                  "gradx_g", "reg_gradx")
 
 
 def dataset(task):
@@ -86,33 +88,33 @@ def test_registry_names_and_codes():
         problems.DATACLEANING: "datacleaning"}
 
 
-def test_dispatch_has_a_branch_per_registered_code():
-    """Every function of dispatch.py taking the task code branches ``if
-    task == CODE`` on every registered code, once, and on no other; each
-    branch calls only the kernels of that task's own module."""
-    tree = ast.parse(inspect.getsource(dispatch))
-    funcs = [f for f in tree.body if isinstance(f, ast.FunctionDef)
-             and f.args.args and f.args.args[0].arg == "task"]
-    assert set(DISPATCH_FUNCS) <= {f.name for f in funcs}
-    for func in funcs:
-        branches = {}
-        for node in ast.walk(func):
-            if not isinstance(node, ast.If):
-                continue
-            test = node.test
-            assert isinstance(test, ast.Compare) and \
-                isinstance(test.ops[0], ast.Eq) and \
-                ast.unparse(test.left) == "task", ast.unparse(test)
-            code = getattr(problems, test.comparators[0].id)
-            assert code not in branches, (func.name, code)
-            branches[code] = [ast.unparse(c.func) for b in node.body
-                              for c in ast.walk(b)
-                              if isinstance(c, ast.Call)]
-        assert set(branches) == set(BY_CODE), func.name
-        for code, calls in branches.items():
-            module = BY_CODE[code].name
-            assert calls and all(c.startswith(f"{module}.") for c in calls), \
-                (func.name, module, calls)
+def test_dispatch_has_a_kernel_per_registered_task():
+    """Every entry point of dispatch.py resolves, for every registered
+    task, to a compiled kernel of that task's own module (or the two-call
+    default of the coef2 / apply2 entries), and every registered task has
+    a marker whose numba type names its module."""
+    assert {f.__name__ for f in dispatch.SWITCHES} == set(DISPATCH_FUNCS)
+    assert set(dispatch.TASK_MODULES) == set(BY_CODE)
+    for code, spec in BY_CODE.items():
+        marker = problems.task_marker(code)
+        assert int(marker) == code
+        module = dispatch.kernels_of(numba.typeof(marker))
+        assert module.__name__.endswith(f".{spec.name}")
+        for switch in dispatch.SWITCHES:
+            name = switch.__name__
+            kernel, calls = dispatch.task_kernel(name, module)
+            assert hasattr(kernel, "py_func"), (spec.name, name)
+            args = list(inspect.signature(switch).parameters)[1:]
+            if hasattr(module, name):
+                assert kernel is getattr(module, name) and calls == [args]
+            else:  # a two-point entry: the one-point kernel twice
+                base, first, second = dispatch.DEFAULTS[name]
+                assert kernel is getattr(module, base)
+                assert len(calls) == 2 and calls[0] != calls[1]
+                assert all(a in args for c in calls for a in c)
+                assert set(calls[1]) - set(calls[0]) == set(second)
+    # the markers' types differ: one compiled specialisation per task
+    assert len({numba.typeof(m) for m in problems.MARKERS}) == len(BY_CODE)
 
 
 @pytest.mark.parametrize("task", sorted(TASKS))

@@ -7,7 +7,7 @@ records have the same type, so ``levels = (UL f, LL g)`` is a homogeneous
 tuple that a block indexes with a run-time ``part`` (0: f, 1: g) at a single
 call site of each kernel.
 
-    Model     task code and parameters (shared by both levels)
+    Model     task marker and parameters (shared by both levels)
     Level     one level's rows, labels, coefficient table T, batch buffers
               S, persistent permutation, large-batch permutation, identity,
               current batch, and its size N
@@ -18,6 +18,7 @@ call site of each kernel.
     Config    the numeric configuration (estimators, their parameters, steps)
     Stream    the generator, the look-ahead coin and the counters
 """
+from enum import IntEnum
 from typing import NamedTuple
 
 import numpy as np
@@ -37,8 +38,22 @@ F, G = 0, 1  # level index in ``levels``
 
 
 class Model(NamedTuple):
-    task: int
+    task: IntEnum           # the task's marker, or code (``make_model``)
     params: np.ndarray
+
+
+def make_model(problem, per_task=True):
+    """The ``Model`` of a ``Problem``: its task and its parameters.
+
+    ``per_task``: the task's marker, whose numba type selects the task's
+    kernels at compile time (the single loop: a run compiles its task's
+    code only); else the integer code, switched on at run time (the
+    baselines' entry, compiled once for every task: its loops cost about
+    80 s to compile, which a compile per task would multiply by four;
+    docs/architecture.md, "Compile time")."""
+    from ..problems import task_marker
+    task = task_marker(problem.code) if per_task else int(problem.code)
+    return Model(task, problem.params)
 
 
 class Level(NamedTuple):

@@ -13,12 +13,48 @@ Each ``<task>.py`` ends with its ``SPEC`` (``spec.TaskSpec``: code, number
 of coefficients, parameters and dimensions from the data, starting point,
 dataset checks, exact metrics), collected by ``registry.TASKS``; this is the
 one place a task is described on the Python side.  The numba side selects
-the kernels by the integer codes below in ``dispatch.py``.
+the kernels by the task's marker below, at compile time, in
+``dispatch.py``.
 """
 
-# Task codes of the numba dispatch (``dispatch.py`` branches on them; the
-# specs carry them).  Unique and contiguous from 0 (``tests/test_registry``).
+from enum import IntEnum
+
+# Task codes (the specs carry them).  Unique and contiguous from 0
+# (``tests/test_registry``).
 QUADRATIC, LOGREG, MULTILOGREG, DATACLEANING = 0, 1, 2, 3
+
+
+# The task as numba sees it: each task's marker is the one member of an
+# ``IntEnum`` of its own, so its numba type (``IntEnumMember(<class>)``)
+# names the task.  The core's records carry the marker (``Model.task``):
+# every compiled function that takes them is specialised on the task, and
+# ``dispatch.py`` selects the task's kernels at compile time.  A run
+# compiles its task's kernels only, and numba caches each task's
+# specialisation on its own.
+
+class Quadratic(IntEnum):
+    CODE = QUADRATIC
+
+
+class Logreg(IntEnum):
+    CODE = LOGREG
+
+
+class Multilogreg(IntEnum):
+    CODE = MULTILOGREG
+
+
+class Datacleaning(IntEnum):
+    CODE = DATACLEANING
+
+
+MARKERS = (Quadratic.CODE, Logreg.CODE, Multilogreg.CODE,
+           Datacleaning.CODE)
+
+
+def task_marker(code):
+    """The numba marker of a task code (``MARKERS``)."""
+    return MARKERS[int(code)]
 
 
 # The registry imports the task modules, which import the codes above from

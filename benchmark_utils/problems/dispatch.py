@@ -1,7 +1,17 @@
-"""Task switch: one entry point per kernel, branching on the integer task code.
+"""Task switch: one entry point per kernel, selecting the task's kernel at
+compile time.
 
-numba caches functions over plain arrays but not functions that receive other
-jitted functions as arguments, so tasks are selected by an integer code.
+The task reaches the core as its marker (``problems.task_marker``), whose
+numba type names the task; each entry point below is a numba ``overload``
+that, for that type, inlines the task module's kernel of the same name
+(``TASK_MODULES``).  So a function calling them is compiled once per task,
+with that task's kernels only: a run on Simulated never compiles the
+softmax kernels, and numba caches each task's specialisation on its own.
+(numba does not find a function that receives another jitted function as
+an argument in its cache in a new process, and it types every branch of a
+switch on a run-time code: hence types, not codes or function arguments.)
+Called from Python (tests, tools), an entry point takes the task's code or
+marker and runs a compiled call of itself.
 
 Calling convention: kernels act on the ``count`` samples ``idx[start:start +
 count]`` of one part (UL rows for ``*_f``, LL rows for ``*_g``). ``coef_*``
@@ -31,201 +41,217 @@ in one pass when each asks for the same single output (same sums).
 (F2SA). ``reg_gradx`` writes grad_x of g's exact regularisation at (x, y)
 into ``rx``.
 """
-from numba import njit
+import inspect
 
-from . import DATACLEANING, LOGREG, MULTILOGREG, QUADRATIC
+import numba
+from numba import njit
+from numba.extending import overload
+
+from ..core.jit import NO_REFCOUNT
+
+from . import DATACLEANING, LOGREG, MULTILOGREG, QUADRATIC, task_marker
 from . import datacleaning, logreg, multilogreg, quadratic
 
+# The kernel module of each task code.
+TASK_MODULES = {QUADRATIC: quadratic, LOGREG: logreg,
+                MULTILOGREG: multilogreg, DATACLEANING: datacleaning}
 
-@njit(cache=True, inline="always")
+
+def code_of(task):
+    """The task code of a task marker's numba type (at compile time)."""
+    cls = getattr(task, "instance_class", None)
+    if cls is None:
+        raise TypeError(f"the task must be a task marker "
+                        f"(problems.task_marker) or a task code, got {task}")
+    return int(next(iter(cls)))
+
+
+def kernels_of(task):
+    """The kernel module of a task marker's numba type (at compile time)."""
+    return TASK_MODULES[code_of(task)]
+
+
 def coef_f(task, Xf, yf, params, idx, start, count, x, y, z, K):
-    if task == QUADRATIC:
-        quadratic.coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
-    elif task == LOGREG:
-        logreg.coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
-    elif task == MULTILOGREG:
-        multilogreg.coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
-    elif task == DATACLEANING:
-        datacleaning.coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
+    """UL coefficients at (x, y, z) into K."""
+    _from_python(coef_f, task, Xf, yf, params, idx, start, count, x, y, z, K)
 
 
-@njit(cache=True, inline="always")
 def coef_g(task, Xg, yg, params, idx, start, count, x, y, z, K):
-    if task == QUADRATIC:
-        quadratic.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
-    elif task == LOGREG:
-        logreg.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
-    elif task == MULTILOGREG:
-        multilogreg.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
-    elif task == DATACLEANING:
-        datacleaning.coef_g(Xg, yg, params, idx, start, count, x, y, z, K)
+    """LL coefficients at (x, y, z) into K (z of length 0: no z part)."""
+    _from_python(coef_g, task, Xg, yg, params, idx, start, count, x, y, z, K)
 
 
-@njit(cache=True, inline="always")
 def coef2_f(task, Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp,
             K, Kp):
-    if task == QUADRATIC:
-        quadratic.coef_f(Xf, yf, params, idx, start, count,
-                         x, y, z, K)
-        quadratic.coef_f(Xf, yf, params, idx, start, count,
-                         xp, yp, zp, Kp)
-    elif task == LOGREG:
-        logreg.coef2_f(Xf, yf, params, idx, start, count, x, y, z,
-                       xp, yp, zp, K, Kp)
-    elif task == MULTILOGREG:
-        multilogreg.coef2_f(Xf, yf, params, idx, start, count, x, y, z,
-                            xp, yp, zp, K, Kp)
-    elif task == DATACLEANING:
-        datacleaning.coef_f(Xf, yf, params, idx, start, count,
-                            x, y, z, K)
-        datacleaning.coef_f(Xf, yf, params, idx, start, count,
-                            xp, yp, zp, Kp)
+    """UL coefficients at two points into K and Kp."""
+    _from_python(coef2_f, task,
+                 Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp, K,
+                 Kp)
 
 
-@njit(cache=True, inline="always")
 def coef2_g(task, Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp,
             K, Kp):
-    if task == QUADRATIC:
-        quadratic.coef_g(Xg, yg, params, idx, start, count,
-                         x, y, z, K)
-        quadratic.coef_g(Xg, yg, params, idx, start, count,
-                         xp, yp, zp, Kp)
-    elif task == LOGREG:
-        logreg.coef2_g(Xg, yg, params, idx, start, count, x, y, z,
-                       xp, yp, zp, K, Kp)
-    elif task == MULTILOGREG:
-        multilogreg.coef2_g(Xg, yg, params, idx, start, count, x, y, z,
-                            xp, yp, zp, K, Kp)
-    elif task == DATACLEANING:
-        datacleaning.coef_g(Xg, yg, params, idx, start, count,
-                            x, y, z, K)
-        datacleaning.coef_g(Xg, yg, params, idx, start, count,
-                            xp, yp, zp, Kp)
+    """LL coefficients at two points into K and Kp."""
+    _from_python(coef2_g, task,
+                 Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp, K,
+                 Kp)
 
 
-@njit(cache=True, inline="always")
 def apply_f(task, Xf, yf, params, idx, start, count, Cx, Cy, Cz,
             ox, oy, oz):
-    if task == QUADRATIC:
-        quadratic.apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox,
-                          oy, oz)
-    elif task == LOGREG:
-        logreg.apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy,
-                       oz)
-    elif task == MULTILOGREG:
-        multilogreg.apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox,
-                            oy, oz)
-    elif task == DATACLEANING:
-        datacleaning.apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox,
-                             oy, oz)
+    """Add the UL directions of the coefficients to ox, oy, oz."""
+    _from_python(apply_f, task,
+                 Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
 
 
-@njit(cache=True, inline="always")
 def apply_g(task, Xg, yg, params, idx, start, count, Cx, Cy, Cz,
             ox, oy, oz):
-    if task == QUADRATIC:
-        quadratic.apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox,
-                          oy, oz)
-    elif task == LOGREG:
-        logreg.apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy,
-                       oz)
-    elif task == MULTILOGREG:
-        multilogreg.apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox,
-                            oy, oz)
-    elif task == DATACLEANING:
-        datacleaning.apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox,
-                             oy, oz)
+    """Add the LL directions of the coefficients to ox, oy, oz."""
+    _from_python(apply_g, task,
+                 Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
 
 
-@njit(cache=True, inline="always")
 def apply2_f(task, Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy,
              oz, Dx, Dy, Dz, ox2, oy2, oz2):
-    if task == QUADRATIC:
-        quadratic.apply_f(
-            Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
-        quadratic.apply_f(
-            Xf, yf, params, idx, start, count, Dx, Dy, Dz, ox2, oy2, oz2)
-    elif task == LOGREG:
-        logreg.apply_f(
-            Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
-        logreg.apply_f(
-            Xf, yf, params, idx, start, count, Dx, Dy, Dz, ox2, oy2, oz2)
-    elif task == MULTILOGREG:
-        multilogreg.apply2_f(Xf, yf, params, idx, start, count, Cx, Cy,
-                             Cz, ox, oy, oz, Dx, Dy, Dz, ox2, oy2, oz2)
-    elif task == DATACLEANING:
-        datacleaning.apply_f(
-            Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
-        datacleaning.apply_f(
-            Xf, yf, params, idx, start, count, Dx, Dy, Dz, ox2, oy2, oz2)
+    """``apply_f`` of two sets of coefficients on the same samples."""
+    _from_python(apply2_f, task,
+                 Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
+                 Dx, Dy, Dz, ox2, oy2, oz2)
 
 
-@njit(cache=True, inline="always")
 def apply2_g(task, Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy,
              oz, Dx, Dy, Dz, ox2, oy2, oz2):
-    if task == QUADRATIC:
-        quadratic.apply_g(
-            Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
-        quadratic.apply_g(
-            Xg, yg, params, idx, start, count, Dx, Dy, Dz, ox2, oy2, oz2)
-    elif task == LOGREG:
-        logreg.apply_g(
-            Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
-        logreg.apply_g(
-            Xg, yg, params, idx, start, count, Dx, Dy, Dz, ox2, oy2, oz2)
-    elif task == MULTILOGREG:
-        multilogreg.apply2_g(Xg, yg, params, idx, start, count, Cx, Cy,
-                             Cz, ox, oy, oz, Dx, Dy, Dz, ox2, oy2, oz2)
-    elif task == DATACLEANING:
-        datacleaning.apply_g(
-            Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
-        datacleaning.apply_g(
-            Xg, yg, params, idx, start, count, Dx, Dy, Dz, ox2, oy2, oz2)
+    """``apply_g`` of two sets of coefficients on the same samples."""
+    _from_python(apply2_g, task,
+                 Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
+                 Dx, Dy, Dz, ox2, oy2, oz2)
 
 
-@njit(cache=True, inline="always")
 def reg(task, params, x, y, z, rx, ry, rz):
-    if task == QUADRATIC:
-        quadratic.reg(params, x, y, z, rx, ry, rz)
-    elif task == LOGREG:
-        logreg.reg(params, x, y, z, rx, ry, rz)
-    elif task == MULTILOGREG:
-        multilogreg.reg(params, x, y, z, rx, ry, rz)
-    elif task == DATACLEANING:
-        datacleaning.reg(params, x, y, z, rx, ry, rz)
+    """The exact regularisation parts of D^x, D^y, D^z at (x, y, z)."""
+    _from_python(reg, task, params, x, y, z, rx, ry, rz)
 
 
-@njit(cache=True, inline="always")
 def reg_yz(task, params, x, y, z, ry, rz):
-    if task == QUADRATIC:
-        quadratic.reg_yz(params, x, y, z, ry, rz)
-    elif task == LOGREG:
-        logreg.reg_yz(params, x, y, z, ry, rz)
-    elif task == MULTILOGREG:
-        multilogreg.reg_yz(params, x, y, z, ry, rz)
-    elif task == DATACLEANING:
-        datacleaning.reg_yz(params, x, y, z, ry, rz)
+    """Those of D^y and D^z only."""
+    _from_python(reg_yz, task, params, x, y, z, ry, rz)
 
 
-@njit(cache=True, inline="always")
 def gradx_g(task, Xg, yg, params, idx, start, count, x, y, c, ox):
-    if task == QUADRATIC:
-        quadratic.gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox)
-    elif task == LOGREG:
-        logreg.gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox)
-    elif task == MULTILOGREG:
-        multilogreg.gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox)
-    elif task == DATACLEANING:
-        datacleaning.gradx_g(Xg, yg, params, idx, start, count, x, y, c, ox)
+    """Add c sum_t grad_x G_t(x, y) to ox (F2SA)."""
+    _from_python(gradx_g, task,
+                 Xg, yg, params, idx, start, count, x, y, c, ox)
 
 
-@njit(cache=True, inline="always")
 def reg_gradx(task, params, x, y, rx):
-    if task == QUADRATIC:
-        quadratic.reg_gradx(params, x, y, rx)
-    elif task == LOGREG:
-        logreg.reg_gradx(params, x, y, rx)
-    elif task == MULTILOGREG:
-        multilogreg.reg_gradx(params, x, y, rx)
-    elif task == DATACLEANING:
-        datacleaning.reg_gradx(params, x, y, rx)
+    """grad_x of g's exact regularisation at (x, y) into rx."""
+    _from_python(reg_gradx, task, params, x, y, rx)
+
+
+SWITCHES = (coef_f, coef_g, coef2_f, coef2_g, apply_f, apply_g, apply2_f,
+            apply2_g, reg, reg_yz, gradx_g, reg_gradx)
+
+# The two-point entries of a task without a kernel of its own: the
+# one-point kernel at both points (the arguments of the first call, and
+# those of the second, which take their places).
+DEFAULTS = {
+    "coef2_f": ("coef_f", ("x", "y", "z", "K"), ("xp", "yp", "zp", "Kp")),
+    "coef2_g": ("coef_g", ("x", "y", "z", "K"), ("xp", "yp", "zp", "Kp")),
+    "apply2_f": ("apply_f", ("Cx", "Cy", "Cz", "ox", "oy", "oz"),
+                 ("Dx", "Dy", "Dz", "ox2", "oy2", "oz2")),
+    "apply2_g": ("apply_g", ("Cx", "Cy", "Cz", "ox", "oy", "oz"),
+                 ("Dx", "Dy", "Dz", "ox2", "oy2", "oz2")),
+}
+
+
+def task_kernel(name, module):
+    """(kernel, calls): the njit kernel of a task module for the entry
+    point ``name`` and the argument lists it is called with (one call, or
+    two for a two-point entry the task has no kernel for)."""
+    names = list(inspect.signature(globals()[name]).parameters)[1:]
+    kernel = getattr(module, name, None)
+    if kernel is not None:
+        return kernel, [names]
+    if name not in DEFAULTS:
+        raise TypeError(f"task module {module.__name__} has no kernel "
+                        f"{name}")
+    base, first, second = DEFAULTS[name]
+    return getattr(module, base), [
+        [a for a in names if a not in second],
+        [second[first.index(a)] if a in first else a for a in names
+         if a not in second]]
+
+
+# The exact regularisation parts are called once per iteration, between
+# blocks inlined into the loop: numba's typed inliner, inlining them there,
+# lost the stores of the step that follows (u_{k-1} was never updated), so
+# they stay calls.
+INLINE = {"reg": "never", "reg_yz": "never", "reg_gradx": "never"}
+
+
+def _implementation(switch, branches):
+    """The compiled body of ``switch``: for ``branches = [(code, kernel,
+    calls)]``, the task's kernel called with the argument lists ``calls``,
+    behind ``if task == code`` tests when there is more than one branch.
+    Written out from the switch's signature (numba checks that an
+    overload's implementation has the switch's own)."""
+    names = list(inspect.signature(switch).parameters)
+    lines, kernels = [], []
+    for i, (code, kernel, calls) in enumerate(branches):
+        name = f"kernel{i}"
+        kernels.append(name)
+        indent = "        "
+        if len(branches) > 1:
+            lines.append(f"        {'if' if i == 0 else 'elif'} "
+                         f"task == {code}:")
+            indent += "    "
+        lines += [f"{indent}{name}({', '.join(c)})" for c in calls]
+    source = (f"def make({', '.join(kernels)}):\n"
+              f"    def impl({', '.join(names)}):\n"
+              + "\n".join(lines) + "\n    return impl\n")
+    scope = {}
+    exec(source, scope)  # noqa: S102 - built from the signature
+    return scope["make"](*[kernel for _, kernel, _ in branches])
+
+
+def _register(switch):
+    """The overload of ``switch``: for a task marker, that task's kernel
+    (called once, or twice for a two-point default), inlined into the
+    caller; for an integer task code (the baselines' entry, see
+    ``records.make_model``), a run-time switch over every task."""
+    name = switch.__name__
+
+    def select(*types):
+        task = types[0]
+        if isinstance(task, numba.types.Integer):
+            codes = sorted(TASK_MODULES)
+        else:
+            codes = [code_of(task)]
+        branches = [(code, *task_kernel(name, TASK_MODULES[code]))
+                    for code in codes]
+        return _implementation(switch, branches)
+    select.__signature__ = inspect.signature(switch)
+    inline = INLINE.get(name, "always")
+    # a call (not inlined) is compiled like the loops: no reference counts
+    overload(switch, inline=inline,
+             jit_options=dict(NO_REFCOUNT) if inline == "never" else {})(
+        select)
+
+
+for _switch in SWITCHES:
+    _register(_switch)
+
+
+_PYTHON = {}
+
+
+def _from_python(switch, task, *args):
+    """An entry point called from Python (tests, tools), with a task code
+    or marker: a compiled call of it, made once per entry point."""
+    name = switch.__name__
+    if name not in _PYTHON:
+        names = ", ".join(inspect.signature(switch).parameters)
+        scope = {"switch": switch}
+        exec(f"def call({names}):\n    switch({names})\n", scope)
+        _PYTHON[name] = njit(scope["call"])
+    _PYTHON[name](task_marker(task), *args)

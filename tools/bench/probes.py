@@ -205,7 +205,8 @@ def child_memory(name, path, batch_size, n_iter, step_size=STEP_SIZE):
                   rss_build_mib=current_rss_mib())
     if name is not None:
         # a baseline loads the baselines' entry instead of the core's
-        (compile_baselines if is_baseline(name) else compile_core)()
+        (compile_baselines if is_baseline(name) else compile_core)(
+            problem.Xg.dtype.type, problem.task)
         result["rss_loaded_mib"] = current_rss_mib()
         run = make_run(problem, problem_config(problem, name, batch_size,
                                                step_size=step_size))

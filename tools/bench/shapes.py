@@ -180,13 +180,13 @@ def make_run(problem, config, seed=0):
     return Run(problem, config, *starting_point(problem, seed), seed)
 
 
-def warm_core(baselines=False, dtype="float64"):
-    """Compile the core or load it from numba's cache, as a solver's
-    warm-up does (``solver_base.compile_core``), for features of ``dtype``;
-    with ``baselines``, also the baselines' entry
+def warm_core(baselines=False, dtype="float64", task="quadratic"):
+    """Compile the core for ``task`` or load it from numba's cache, as a
+    solver's warm-up does (``solver_base.compile_core``), for features of
+    ``dtype``; with ``baselines``, also the baselines' entry
     (``solver_base.compile_baselines``)."""
     from benchmark_utils.solver_base import compile_core
-    compile_core(dtype)
+    compile_core(dtype, task)
     if baselines:
         from benchmark_utils.solver_base import compile_baselines
-        compile_baselines(dtype)
+        compile_baselines(dtype, task)
