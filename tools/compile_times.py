@@ -13,7 +13,8 @@ compiles on the way), the time including them (``total``), and how many
 specialisations it got; then the sum by module.  ``core`` is what a
 single-loop solver compiles for one task (``solver_base.compile_core``),
 ``baselines`` what the first baseline solver adds
-(``solver_base.compile_baselines``), ``metrics`` the exact metrics' kernels
+(``solver_base.compile_baselines``, one entry for every task: ``--task``
+only names the core compiled before it), ``metrics`` the exact metrics' kernels
 (``exact_kernels.warm_up``, multiclass tasks).
 """
 import argparse
@@ -60,16 +61,13 @@ def _name(ev):
 dtype = np.float32 if dtype == "float32" else np.float64
 event.register("numba:compile", Listener())
 t0 = time.perf_counter()
-import inspect
-per_task = "task" in inspect.signature(base.compile_core).parameters
-kw = dict(task=task) if per_task else {}
 if entry == "core":
-    base.compile_core(dtype, **kw)
+    base.compile_core(dtype, task)
 elif entry == "baselines":
-    base.compile_core(dtype, **kw)
+    base.compile_core(dtype, task)
     t0 = time.perf_counter()
     records.clear()
-    base.compile_baselines(dtype, **kw)
+    base.compile_baselines(dtype, task)
 else:
     exact_kernels.warm_up()
 wall = time.perf_counter() - t0

@@ -7,6 +7,9 @@ that, for that type, inlines the task module's kernel of the same name
 (``TASK_MODULES``).  So a function calling them is compiled once per task,
 with that task's kernels only: a run on Simulated never compiles the
 softmax kernels, and numba caches each task's specialisation on its own.
+Given the task's integer code instead (the baselines' entry,
+``records.make_model(problem, per_task=False)``), an entry point is a
+run-time switch over every task, compiled once for all of them.
 (numba does not find a function that receives another jitted function as
 an argument in its cache in a new process, and it types every branch of a
 switch on a run-time code: hence types, not codes or function arguments.)
