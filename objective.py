@@ -6,7 +6,7 @@ draws the starting point ``(x0, y0, z0)`` and the run seed from
 from the same point, and repetitions differ), and scores iterates with the
 exact metrics of docs/algorithms.md §6 (``benchmark_utils.metrics``).
 
-``stopping_criterion`` is the benchmark's stopping rule (README "Stopping",
+``stopping_criterion`` is the benchmark's stopping rule (docs/metrics.md "Stopping",
 ``benchmark_utils/stopping.py``). Its parameters are written out here: a
 change to this file invalidates benchopt's cache of earlier results, a
 change to ``benchmark_utils`` does not. ``set_data`` compiles the numba core

@@ -24,4 +24,4 @@ def check_test_dataset_get_data(benchmark, dataset_class):
         if available is None or not available(**params):
             pytest.skip(f"{dataset_class.name}: no local data and offline "
                         "(set BENCHOPT_OFFLINE=0 to download, or see the "
-                        "`data_paths` keys in README.md)")
+                        "`data_paths` keys in docs/datasets.md)")

@@ -72,7 +72,7 @@ class QuadraticMetrics:
     def __init__(self, data):
         from .problems.registry import get_task
         # the closed forms' Gram products too: the metrics must not depend
-        # on how many BLAS threads the process has (README "Run on a
+        # on how many BLAS threads the process has (docs/results.md "Run on a
         # cluster")
         with blas_limit():
             self.exact = get_task(data["task"]).make_oracle(data)

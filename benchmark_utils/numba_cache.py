@@ -182,7 +182,7 @@ def ensure_location(package=None):
     warnings.warn(
         f"numba cannot write its cache where it looks for it ({tried} are "
         f"not writable): compiled code is cached in {fallback} instead. Set "
-        f"{CACHE_ENV} to a writable folder to keep it elsewhere (README, "
+        f"{CACHE_ENV} to a writable folder to keep it elsewhere (docs/architecture.md, "
         "'numba's cache').", RuntimeWarning, stacklevel=3)
     os.environ[CACHE_ENV] = str(fallback)
     try:

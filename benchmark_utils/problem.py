@@ -8,7 +8,7 @@ features ``X`` in float64, or in float32 when the dataset gives them so
 (``dtype=float32`` of the real-data datasets).  The arithmetic is float64
 either way: a float32 feature converts exactly to float64 as it is loaded,
 so a run on float32 features is the float64 run on the same (rounded)
-values, with half the memory traffic (README "Datasets").
+values, with half the memory traffic (docs/datasets.md "Datasets").
 """
 from dataclasses import dataclass
 

@@ -62,7 +62,7 @@ def _rename(key, value, renames):
 
 _CORE_READY = set()  # (feature dtype, task) compiled in this process
 
-# Seconds a first compile takes on the 2-core machine of README "Speed"
+# Seconds a first compile takes on the 2-core machine of docs/performance.md "Speed"
 # (``python -m tools.compile_times``), announced while it runs.
 FIRST_COMPILE_S = {
     "core": {"quadratic": 10, "logreg": 12, "multilogreg": 55,

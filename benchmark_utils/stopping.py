@@ -1,4 +1,4 @@
-"""The benchmark's stopping rule: a run ends when it is done (README
+"""The benchmark's stopping rule: a run ends when it is done (docs/metrics.md
 "Stopping").
 
 benchopt evaluates a ``callback`` run at callback calls 0, 1, 2, 3, 4, 6, 9,

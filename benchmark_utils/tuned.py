@@ -4,7 +4,7 @@ A solver parameter among ``TUNABLE`` (``step_size``, ``outer_ratio``,
 ``z_ratio``, ``R``) may be given the value ``"tuned"``: the solver then
 takes that parameter's value for its dataset from ``TUNED``
 (``TUNED[dataset][solver][parameter]``), and benchopt's result names keep
-saying ``step_size=tuned`` (the number is in this file and in the README's
+saying ``step_size=tuned`` (the number is in this file and in the docs/comparisons.md's
 "Compare solvers" table, never hidden behind a number that is not the one
 used).  A parameter without a tuned value keeps its default when the entry
 does not list it (``z_ratio`` = 1 everywhere it is not listed); a solver or
@@ -19,7 +19,7 @@ Where the values come from
   ``wine`` and ``fashion-mnist``: the sweeps ``configs/tune_<dataset>.yml``
   (step_size in {0.01, 0.1, 1} x outer_ratio in {1e-4, ..., 10}, z_ratio =
   1, one repetition), ranked by ``tools.select`` with the criterion stated
-  in ``SELECTION`` (README "Sweep and select parameters" gives the
+  in ``SELECTION`` (docs/comparisons.md "Sweep and select parameters" gives the
   commands).  The clipping radius ``R`` of the clipped solvers on the three scikit-learn
   datasets is ``tools.z_radius``'s 2 x max ||z*(x)|| along exact
   hypergradient descent, rounded up (``R_FROM_DATA``); Simulated keeps the
@@ -172,7 +172,7 @@ def tuned_values(dataset, solver):
         raise ValueError(
             f"{solver} has no tuned parameters on dataset {dataset!r} "
             f"(it has on: {have or 'none'}; benchmark_utils/tuned.py, "
-            "README 'Compare solvers'); give numbers instead of 'tuned'")
+            "docs/comparisons.md 'Compare solvers'); give numbers instead of 'tuned'")
     return entry
 
 

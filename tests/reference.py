@@ -200,7 +200,7 @@ class ReferencePnPBO:
         uses_table = any(e in ("saga", "zerosarah") for e in self.est)
         fill = k == 0 and init_full and uses_table
         u, up = self.u, self.u_prev
-        # Sample counting (README "Metrics"): one evaluation = all
+        # Sample counting (docs/metrics.md "Metrics"): one evaluation = all
         # derivatives of one sample at one point.  A full pass evaluates
         # the UL level only when a full direction has a UL part (x or z).
         full_f = full[0] or full[2]

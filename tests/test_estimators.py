@@ -93,7 +93,7 @@ def test_page_p1_is_full_batch_gradient_descent(small_data):
 
 
 def test_sample_count_follows_the_definition_by_hand(small_data):
-    """README "Metrics": one evaluation = all derivatives of one sample at
+    """docs/metrics.md "Metrics": one evaluation = all derivatives of one sample at
     one point.  MSEBA (PAGE on x and z, ZeroSARAH on y; n = 40, m = 50,
     b = 8, p = 0.2, seed 1: 9 coins give a full pass in k = 1..39):
     k = 0: one full pass, n + m = 90 (every direction full);

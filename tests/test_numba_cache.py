@@ -1,4 +1,5 @@
-"""numba's cache (README "numba's cache", benchmark_utils/numba_cache.py):
+"""numba's cache (docs/architecture.md "numba's cache",
+benchmark_utils/numba_cache.py):
 an edit of any module compiled code depends on -- numba code or not --
 drops the cache wherever numba keeps it (``__pycache__``, the user-wide
 folder, ``NUMBA_CACHE_DIR``), other edits do not, and a package without a

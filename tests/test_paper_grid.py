@@ -1,5 +1,5 @@
 """``python -m tools.paper_grid``: the paper's (alpha, phi, kappa) grid in
-this benchmark's parameters (README, "From the paper's grid")."""
+this benchmark's parameters (docs/comparisons.md, "From the paper's grid")."""
 import itertools
 import re
 

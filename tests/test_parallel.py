@@ -1,4 +1,4 @@
-"""``benchopt run --parallel-config configs/parallel_dask.yml`` (README "Run
+"""``benchopt run --parallel-config configs/parallel_dask.yml`` (docs/results.md "Run
 on a cluster"): a two-solver sweep run on a local dask cluster gives the
 same curves, bit for bit, as the same sweep run sequentially; and the SLURM
 template is a config benchopt accepts (it is not submitted here)."""

@@ -1,4 +1,4 @@
-"""Read-only, non-contiguous and pandas inputs (README "Datasets", a
+"""Read-only, non-contiguous and pandas inputs (docs/datasets.md "Datasets", a
 user's own dataset): the Objective hands the core and the metrics
 C-contiguous, writable numpy arrays, so numba never compiles another
 specialisation on a run's clock and a pandas Series never reaches the

@@ -1,5 +1,5 @@
 """tools.run_horizon: the longest run a config can make, and the quick
-run's tuned steps over it (README "Compare solvers")."""
+run's tuned steps over it (docs/comparisons.md "Compare solvers")."""
 import yaml
 
 from bench_helpers import ROOT, benchmark

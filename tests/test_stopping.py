@@ -1,4 +1,4 @@
-"""The stopping rule (benchmark_utils/stopping.py, README "Stopping"): a run
+"""The stopping rule (benchmark_utils/stopping.py, docs/metrics.md "Stopping"): a run
 that has converged or stalls ends, one that progresses does not, and a
 diverged one ends as done with its curve; then the same seen through
 ``benchopt run``."""

@@ -9,7 +9,7 @@
 The paper tunes alpha (x step) over ``n_alpha`` log-spaced values in
 [1e-3, 1], phi and kappa over ``n_phi``, ``n_kappa`` log-spaced values in
 [1e-5, 1], with beta = alpha / phi (y step) and gamma = alpha / kappa (z
-step).  In this benchmark's convention (README, "From the paper's grid"):
+step).  In this benchmark's convention (docs/comparisons.md, "From the paper's grid"):
 
     step_size = beta = alpha / phi,  outer_ratio = 1 / phi,
     z_ratio = beta / gamma = kappa / phi

@@ -9,7 +9,7 @@ benchopt evaluates a callback run at callback calls 0, 1, 2, 3, 4, 6, 9, ...
 up to a cap that does not: the last point's callback count times the
 solver's ``eval_freq`` (``quick.yml``: 25 points, 12 138 calls x 128 =
 1 553 664 iterations).  A step that stays stable for the 4 s of a run here
-can diverge on a faster machine, which runs further (README "Compare
+can diverge on a faster machine, which runs further (docs/comparisons.md "Compare
 solvers", "Tuned parameters").
 
 This tool builds each (dataset, solver) of the config as benchopt does

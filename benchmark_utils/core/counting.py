@@ -1,4 +1,4 @@
-"""Sample counting (README "Metrics", docs/algorithms.md §5).
+"""Sample counting (docs/metrics.md "Metrics", docs/algorithms.md §5).
 
 One sample evaluation is all derivatives of one UL or LL sample at one
 point, and only what an iteration evaluates counts:
