@@ -1,4 +1,4 @@
 """The numba core of the benchmark (see README "How it works")."""
-from .numba_cache import ensure_fresh as _ensure_fresh
+from .numba_cache import prepare as _prepare
 
-_ensure_fresh()
+_prepare()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from . import engine
 from .core import records
 from .core.baseline_loop import (GAUSS_SEIDEL, INNER, JACOBI, PENALTY,
-                                 RESTART)
+                                 RESTART, family_marker)
 from .core.solves import HIA, NEUMANN, SGD_Z
 from .pnpbo import (SAMPLING_CHOICES, RunStatus, _check_exponent,
                     _check_integer, _check_positive, _check_unit, _is_number,
@@ -115,7 +115,7 @@ class BaselineConfig:
         code, family, solver = ALGORITHMS[self.algorithm]
         T = 1 if self.algorithm == "TTSA" else int(self.n_inner_steps)
         return records.BConfig(
-            family=family, algo=code, solver=solver,
+            family=family_marker(family), algo=code, solver=solver,
             batch=int(self.batch_size), alpha=float(self.alpha),
             beta=float(self.beta), eta=float(self.eta),
             exp_x=float(self.exponent_x), exp_y=float(self.exponent_y),
@@ -137,8 +137,6 @@ class BaselineRun(RunStatus):
     ``sampling="blocks"``, draws the two orders first (as ``PnPBORun``).
     F2SA's penalised copy starts at y0 and its multiplier at ``lmbda0``.
     """
-
-    PER_TASK = False  # one compiled entry for every task
 
     def __init__(self, problem, config, x0, y0, z0, seed):
         self._start(problem, config, x0, y0, z0, seed, "one")

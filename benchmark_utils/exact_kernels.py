@@ -17,7 +17,8 @@ Single-threaded by design: a metric evaluation must not compete with the
 other runs of ``benchopt run -j`` for the cores.
 """
 import numpy as np
-from numba import njit
+
+from .numba_cache import njit
 
 _FAST = {"reassoc", "contract", "nsz"}
 

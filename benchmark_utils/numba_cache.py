@@ -1,26 +1,42 @@
-"""Keep numba's on-disk cache consistent with the sources compiled code
-depends on, and find a place for it.
+"""numba's on-disk cache: keyed by what compiled code depends on, and kept
+where numba can write.
 
-numba invalidates a cached function only when *its own* source file changes,
-not when a function it calls (and inlines) changes in another module, nor
-when a module-level constant it froze in (``core/records.py``'s counter
-slots) changes: after such an edit the cached engine would silently run the
-old kernels.  ``ensure_fresh()`` hashes every package module that uses numba
-and every package module those import (transitively, :func:`compiled_sources`),
-and, when the hash differs from the one recorded with a cache, deletes that
-cache's files (``*.nbi``, ``*.nbc``) before anything is loaded.
+numba finds a cached function by its signature and its own bytecode, and
+drops a file's cache when that file changes; it does not notice an edit of
+a function it calls (and inlines) in another module, nor of a module-level
+constant it froze in (``core/records.py``'s counter slots): after such an
+edit the cached engine would silently run the old kernels.  Here each
+cached specialisation's key also carries the digest of the sources it
+depends on (:func:`dependency_digest`): the function's module and every
+package module it imports, transitively.  An edit of any of them changes
+the key, so that specialisation compiles again; every other one (another
+task's, another baseline family's) is still found.
+
+Switches narrow the dependencies.  A module that selects one of several
+modules by a marker type at compile time (``problems/dispatch.py`` the
+task's kernels, ``core/baseline_loop.py`` the baseline family's iteration)
+registers them (:func:`register_switch`); a specialisation whose signature
+holds a marker depends, through that switch, on its marker's module only.
+So an edit of ``problems/softmax_ce.py`` recompiles the multiclass tasks,
+not the single loop on Simulated, and an edit of ``core/restart.py``
+recompiles VRBO, not the single loop.  The import scan reads module-level
+imports (those inside a function body are Python-side: compiled code reads
+module globals), and the sources are read once, when the package is
+imported (:func:`prepare`), so that a file edited during a run cannot give
+the old compiled code a new key.  A key that a new one replaces (same
+function and signature, other sources) is removed with its data file.
+
+Use the package's ``njit`` (below) for every cached function: it is
+numba's, with this cache.
 
 numba keeps a function's cache in the first usable of (numba's
 ``_CacheLocator`` classes): ``NUMBA_CACHE_DIR`` when set; the source
 folder's ``__pycache__`` when writable; the user-wide folder
-(``~/.cache/numba``) otherwise.  Without ``NUMBA_CACHE_DIR`` both of the
-last two are kept fresh (which one numba uses depends on permissions, which
-can change).  When none is writable (a shared read-only install with a
-read-only home) numba would refuse to import the package ("no locator
-available"): the cache then goes to a folder of the system's temporary
-directory, with a warning saying how to choose another.
-
-It is called once, when ``benchmark_utils`` is imported.
+(``~/.cache/numba``) otherwise.  When none is writable (a shared read-only
+install with a read-only home) numba would refuse to import the package
+("no locator available"): the cache then goes to a folder of the system's
+temporary directory, with a warning saying how to choose another
+(:func:`ensure_location`).
 """
 import hashlib
 import os
@@ -30,16 +46,17 @@ import warnings
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
-STAMP = "core_sources.sha256"
 CACHE_ENV = "NUMBA_CACHE_DIR"
 
 
-_NUMBA_IMPORT = re.compile(rb"^[ \t]*(?:import[ \t]+numba\b|from[ \t]+numba\b)",
-                           re.M)
+_NUMBA_IMPORT = re.compile(
+    rb"^[ \t]*(?:import[ \t]+numba\b|from[ \t]+numba\b|from[ \t]+[.\w]*"
+    rb"numba_cache[ \t]+import)", re.M)
 _FROM_IMPORT = re.compile(
     rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+"
     rb"(\([^)]*\)|[^\n]*)", re.M)
 _IMPORT = re.compile(rb"^[ \t]*import[ \t]+([^\n]*)", re.M)
+_DEF = re.compile(rb"(?:async[ \t]+)?def\b")
 
 
 def _names(text):
@@ -49,11 +66,37 @@ def _names(text):
             if n.strip() and not n.strip().startswith("#")]
 
 
+def _module_level(source):
+    """``source`` with the lines of function bodies blanked out (an import
+    there runs in Python, never in compiled code).  Indentation only: a
+    line that leaves a body early (a docstring at column 0) keeps the rest
+    of the body, which can only add dependencies."""
+    out, bodies = [], []  # bodies: indents of the enclosing defs
+    for line in source.split(b"\n"):
+        text = line.lstrip(b" \t")
+        if text and not text.startswith(b"#"):
+            indent = len(line) - len(text)
+            while bodies and indent <= bodies[-1]:
+                bodies.pop()
+            if bodies:
+                out.append(b"")
+                continue
+            if _DEF.match(text):
+                bodies.append(indent)
+        elif bodies:
+            out.append(b"")
+            continue
+        out.append(line)
+    return b"\n".join(out)
+
+
 def _imported(path, source, package):
-    """The package's source files that ``path`` imports (any import
-    statement, relative or absolute).  A text scan: ``ast.parse`` is not
-    safe to call from every thread that may import the package (CPython
-    3.11 raises ``SystemError`` in some dask worker threads)."""
+    """The package's source files that ``path`` imports at module level
+    (any import statement, relative or absolute).  A text scan:
+    ``ast.parse`` is not safe to call from every thread that may import
+    the package (CPython 3.11 raises ``SystemError`` in some dask worker
+    threads)."""
+    source = _module_level(source)
     rel = path.relative_to(package).with_suffix("")
     here = list(rel.parts[:-1])  # the module's package
     out = set()
@@ -82,33 +125,173 @@ def _files(package, modules):
                 yield f
 
 
-def compiled_sources(package=None):
-    """The package's source files compiled code can depend on: those that
-    import numba (this module aside) and, transitively, every package
-    module they import (constants, NamedTuple records, task codes)."""
-    package = PACKAGE if package is None else package
-    sources = {path: path.read_bytes()
-               for path in sorted(package.rglob("*.py"))
-               if path.resolve() != Path(__file__).resolve()}
-    seeds = [p for p, text in sources.items() if _NUMBA_IMPORT.search(text)]
-    seen, todo = set(seeds), list(seeds)
+class _Sources:
+    """A package's sources as read when it was imported, and the import
+    graph between them."""
+
+    def __init__(self, package):
+        self.package = package
+        self.text = {path: path.read_bytes()
+                     for path in sorted(package.rglob("*.py"))}
+        self.graph = {path: _imported(path, text, package)
+                      for path, text in self.text.items()}
+        self.digests = {}
+
+
+_PACKAGES = {}   # package folder -> _Sources
+_SWITCHES = {}   # switch module -> {marker class name: selected module}
+_MARKER = re.compile(r"IntEnum<\w+>\((\w+)\)")
+
+
+def prepare(package=None):
+    """Read the package's sources (their digests key the cache) and make
+    sure numba has a place to write (:func:`ensure_location`).  Called
+    when the package is imported."""
+    package = PACKAGE if package is None else Path(package).resolve()
+    ensure_location(package)
+    _PACKAGES[package] = _Sources(package)
+    return _PACKAGES[package]
+
+
+def _sources_of(path):
+    for package, sources in _PACKAGES.items():
+        if package in path.parents:
+            return sources
+    return None
+
+
+def register_switch(switch, variants):
+    """Declare that module ``switch`` selects one module of ``variants``
+    (``{marker class name: module file}``) by the marker type in the
+    signature, at compile time."""
+    variants = {name: Path(f).resolve() for name, f in variants.items()}
+    for table in _SWITCHES.values():
+        clash = set(table) & set(variants)
+        if clash and table is not _SWITCHES.get(Path(switch).resolve()):
+            raise ValueError(f"marker names {sorted(clash)} already "
+                             f"belong to another switch")
+    _SWITCHES[Path(switch).resolve()] = variants
+    for sources in _PACKAGES.values():
+        sources.digests.clear()
+
+
+def dependencies(path, markers=(), sources=None):
+    """The package modules compiled code of module ``path`` depends on,
+    for a signature holding the marker class names ``markers``: the
+    module and its imports, transitively, where a switch leads to its
+    markers' modules only (to every one of its modules when the signature
+    holds none of its markers)."""
+    path = Path(path).resolve()
+    sources = _sources_of(path) if sources is None else sources
+    if sources is None:
+        return [path]
+    seen, todo = {path}, [path]
     while todo:
-        path = todo.pop()
-        for dep in _imported(path, sources[path], package):
-            if dep in sources and dep not in seen:
+        node = todo.pop()
+        switch = _SWITCHES.get(node, {})
+        chosen = {switch[m] for m in markers if m in switch}
+        for dep in sources.graph.get(node, ()):
+            if chosen and dep in switch.values() and dep not in chosen:
+                continue
+            if dep not in seen:
                 seen.add(dep)
                 todo.append(dep)
     return sorted(seen)
 
 
-def sources_digest(package=None):
-    """sha256 of :func:`compiled_sources` (names and contents)."""
-    package = PACKAGE if package is None else package
+def dependency_digest(path, markers=()):
+    """sha256 of :func:`dependencies` (names and contents, as read at
+    import)."""
+    path = Path(path).resolve()
+    sources = _sources_of(path)
+    key = (path, frozenset(markers))
+    if sources is not None and key in sources.digests:
+        return sources.digests[key]
     h = hashlib.sha256()
-    for path in compiled_sources(package):
-        h.update(str(path.relative_to(package)).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
+    for dep in dependencies(path, markers, sources):
+        if sources is not None and dep in sources.text:
+            h.update(str(dep.relative_to(sources.package)).encode())
+            h.update(sources.text[dep])
+        else:
+            h.update(str(dep).encode())
+            h.update(dep.read_bytes())
+    digest = h.hexdigest()
+    if sources is not None:
+        sources.digests[key] = digest
+    return digest
+
+
+def markers_of(signature):
+    """The marker class names in a signature (``IntEnum<int64>(Name)``)."""
+    return frozenset(_MARKER.findall(str(signature)))
+
+
+def compiled_sources(package=None):
+    """The package's source files compiled code can depend on: those that
+    import numba or this module's ``njit`` and, transitively, every package
+    module they import (constants, NamedTuple records, task codes)."""
+    package = PACKAGE if package is None else Path(package).resolve()
+    sources = _PACKAGES.get(package) or _Sources(package)
+    seeds = [p for p, text in sources.text.items()
+             if _NUMBA_IMPORT.search(text)
+             and p.resolve() != Path(__file__).resolve()]
+    out = set()
+    for seed in seeds:
+        out.update(dependencies(seed, (), sources))
+    out.discard(Path(__file__).resolve())
+    return sorted(out)
+
+
+def _cache_classes():
+    """numba's function cache, keyed also by the dependency digest, and
+    its index file, which drops the keys a new key replaces."""
+    from numba.core.caching import FunctionCache, IndexDataCacheFile
+
+    class PrunedIndex(IndexDataCacheFile):
+        def save(self, key, data):
+            overloads = self._load_index()
+            stale = [k for k in overloads
+                     if k != key and k[:3] == key[:3]]
+            if stale:
+                for k in stale:
+                    try:
+                        os.unlink(self._data_path(overloads.pop(k)))
+                    except OSError:
+                        pass
+                self._save_index(overloads)
+            super().save(key, data)
+
+    class DependencyCache(FunctionCache):
+        def __init__(self, py_func):
+            super().__init__(py_func)
+            self._cache_file.__class__ = PrunedIndex
+            self._source = Path(py_func.__code__.co_filename)
+
+        def _index_key(self, sig, codegen):
+            return super()._index_key(sig, codegen) + (
+                dependency_digest(self._source, markers_of(sig)),)
+
+    return DependencyCache
+
+
+_CACHE_CLASS = []
+
+
+def njit(*args, **options):
+    """``numba.njit``; with ``cache=True``, the function's cache is keyed
+    by the sources it depends on (module docstring)."""
+    import numba
+    if args and callable(args[0]):
+        return njit(**options)(args[0])
+
+    def decorate(func):
+        dispatcher = numba.njit(*args, **options)(func)
+        if options.get("cache"):
+            if not _CACHE_CLASS:
+                _CACHE_CLASS.append(_cache_classes())
+            dispatcher._cache = _CACHE_CLASS[0](dispatcher.py_func)
+        return dispatcher
+    return decorate
 
 
 def _writable_dir(path):
@@ -140,28 +323,6 @@ def _user_wide_root():
     return Path(AppDirs(appname="numba", appauthor=False).user_cache_dir)
 
 
-def _folders(package):
-    return sorted({p.parent for p in package.rglob("*.py")})
-
-
-def cache_locations(package=None):
-    """[(stamp file, [cache folders])]: the caches numba may use for the
-    package, each with the file recording the sources it was built from.
-    With ``NUMBA_CACHE_DIR`` set, numba reads and writes only there (a
-    process with its own folder leaves the in-tree cache alone)."""
-    package = PACKAGE if package is None else package
-    root = os.environ.get(CACHE_ENV)
-    if root:
-        root = Path(root)
-        return [(root / _subpath(package) / STAMP,
-                 [root / _subpath(f) for f in _folders(package)])]
-    wide = _user_wide_root()
-    return [(package / "__pycache__" / STAMP,
-             [f / "__pycache__" for f in _folders(package)]),
-            (wide / _subpath(package) / STAMP,
-             [wide / _subpath(f) for f in _folders(package)])]
-
-
 def ensure_location(package=None):
     """Make sure numba has a writable cache folder for the package; if
     none of its own is usable, set ``NUMBA_CACHE_DIR`` (and numba's
@@ -191,44 +352,3 @@ def ensure_location(package=None):
     except ImportError:
         pass
     return fallback
-
-
-def ensure_fresh(package=None):
-    """Drop stale numba cache files wherever numba may look for the
-    package's, if the sources changed since they were written; record the
-    current sources' digest there.  Returns True if a cache was dropped.
-
-    The first location of :func:`cache_locations` that is writable is the
-    one numba will write to: its stamp is always recorded.  The others are
-    cleaned and stamped only when they exist.
-    """
-    package = PACKAGE if package is None else package
-    ensure_location(package)
-    digest = sources_digest(package)
-    dropped, active = False, True
-    for stamp, folders in cache_locations(package):
-        usable = _writable_dir(stamp.parent) if active else \
-            stamp.parent.is_dir()
-        if not usable:
-            continue
-        active = False
-        try:
-            if stamp.read_text() == digest:
-                continue
-        except OSError:
-            pass
-        for folder in folders:
-            for pattern in ("*.nbi", "*.nbc"):
-                for f in folder.glob(pattern):
-                    try:
-                        f.unlink()
-                        dropped = True
-                    except OSError:
-                        pass
-        try:
-            tmp = stamp.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(digest)
-            os.replace(tmp, stamp)
-        except OSError:
-            pass
-    return dropped

@@ -190,11 +190,7 @@ def block_orders(rng, n, m):
 class RunStatus:
     """Counters and result of a run held in the records of ``core.records``
     (``self.stream``; ``self.x, self.y, self.z``): shared by ``PnPBORun``
-    and ``baselines.BaselineRun``, with the records both build alike.
-    ``PER_TASK``: whether the run's compiled entry is specialised on the
-    task (``records.make_model``)."""
-
-    PER_TASK = True
+    and ``baselines.BaselineRun``, with the records both build alike."""
 
     def _start(self, problem, config, x0, y0, z0, seed, table):
         """Validate, then the records every run starts from: the model, the
@@ -213,7 +209,7 @@ class RunStatus:
             raise ValueError(
                 f"starting point shapes must be x0: ({dx},), y0: ({dy},), "
                 f"z0: ({dy},); got {x0.shape}, {y0.shape}, {z0.shape}")
-        self.model = records.make_model(p, per_task=self.PER_TASK)
+        self.model = records.make_model(p)
         self.stream = records.make_stream(seed_state(seed))
         self.orders = None
         if config.sampling == "blocks":

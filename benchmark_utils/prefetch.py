@@ -18,9 +18,11 @@ no flag; a uniform batch that happens to pass the test only gets another
 hint.
 """
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from .numba_cache import njit
 
 LINE = 8  # float64 numbers per 64-byte cache line
 MAX_ROW = 128  # rows longer than this are left to the hardware prefetcher

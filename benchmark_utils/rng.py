@@ -6,7 +6,9 @@ else runs in the process (Blackman & Vigna, "Scrambled linear pseudorandom
 number generators", ACM TOMS 2021).
 """
 import numpy as np
-from numba import njit, uint64
+from numba import uint64
+
+from .numba_cache import njit
 
 _MASK = (1 << 64) - 1
 

@@ -15,8 +15,8 @@ in a batch (the wrap-around block is the end of the order followed by its
 beginning, not a short block).
 """
 import numpy as np
-from numba import njit
 
+from .numba_cache import njit
 from .rng import randint, uniform
 
 

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import numpy as np
 from benchopt import BaseSolver
 
+from .core.baseline_loop import FAMILY_NAMES
 from .pnpbo import PnPBOConfig, PnPBORun, _check_exponent, _check_integer
 from . import presets, tuned
 from .presets import PRESETS, config_fields
@@ -73,15 +74,15 @@ ANNOUNCE_AFTER_S = 2.0  # loading from numba's cache takes about 1 s
 
 
 @contextmanager
-def announced(entry, task, dtype):
+def announced(entry, task, dtype, family=None):
     """Say what is compiling when it takes longer than a cache load (the
     first use of a task on a machine, or after an update of the core)."""
     def say():
         seconds = FIRST_COMPILE_S[entry].get(task)
         about = f", about {seconds} s on 2 cores" if seconds else ""
         label = ("the single-loop core" if entry == "core"
-                 else "the baselines' loops")
-        tasks = "every task" if task == "every" else f"the {task} task"
+                 else f"the baselines' {family} loop")
+        tasks = f"the {task} task"
         print(f"compiling {label} for {tasks} ({np.dtype(dtype).name} "
               f"features): first use on this machine or after an update"
               f"{about}; cached for the next runs", flush=True)
@@ -159,8 +160,8 @@ class PnPBOSolver(BaseSolver):
     references = []
     run_class = PnPBORun  # the state of a run: PnPBORun or BaselineRun
 
-    @staticmethod
-    def compile(dtype=np.float64, task="quadratic"):
+    @classmethod
+    def compile(cls, dtype=np.float64, task="quadratic"):
         """Compile this solver's numba entry once per process, task and
         feature dtype."""
         compile_core(dtype, task)
@@ -262,26 +263,35 @@ class PnPBOSolver(BaseSolver):
         return self.state.result()
 
 
-_BASELINES_READY = set()  # feature dtypes compiled in this process
+# (feature dtype, task, family code) compiled in this process
+_BASELINES_READY = set()
 
 
-def compile_baselines(dtype=np.float64, task="quadratic"):
+def compile_baselines(dtype=np.float64, task="quadratic", algorithm=None):
     """Compile (or load from numba's cache) the baselines' entry
-    (``engine.run_baseline``) once per process and feature dtype: two
-    outer iterations of every family on a tiny problem.  The entry switches
-    on the task at run time (``records.make_model``), so one compile
-    serves every task; ``task`` only names the problem it is run on."""
-    dtype = np.dtype(dtype).type
-    if dtype in _BASELINES_READY:
-        return False
+    (``engine.run_baseline``) for ``algorithm``'s family on ``task`` (every
+    family when ``algorithm`` is None), once per process, feature dtype,
+    task and family: two outer iterations on a tiny problem.  The entry is
+    specialised on the task and the family (their markers,
+    ``core.baseline_loop``); the algorithms of one family share it (their
+    differences are run-time codes).  True if something was compiled."""
     from .baselines import ALGORITHMS, BaselineConfig, BaselineRun
+    dtype = np.dtype(dtype).type
+    names = list(ALGORITHMS) if algorithm is None else [algorithm]
+    todo = {}  # family code -> one algorithm of it
+    for name in names:
+        family = ALGORITHMS[name][1]
+        if (dtype, task, family) not in _BASELINES_READY:
+            todo.setdefault(family, name)
+    if not todo:
+        return False
     problem = _tiny_problem(dtype, task)
-    with announced("baselines", "every", dtype):
-        for name in ALGORITHMS:
+    for family, name in todo.items():
+        with announced("baselines", task, dtype, FAMILY_NAMES[family]):
             BaselineRun(problem, BaselineConfig(
                 algorithm=name, batch_size=2, n_inner_steps=1, n_z_steps=1,
                 Q=1, period=1), *_zero_start(problem), 0).run(2)
-    _BASELINES_READY.add(dtype)
+        _BASELINES_READY.add((dtype, task, family))
     return True
 
 
@@ -297,9 +307,9 @@ class BaselineSolver(PnPBOSolver):
         from .baselines import BaselineRun
         return BaselineRun
 
-    @staticmethod
-    def compile(dtype=np.float64, task="quadratic"):
-        compile_baselines(dtype, task)
+    @classmethod
+    def compile(cls, dtype=np.float64, task="quadratic"):
+        compile_baselines(dtype, task, cls.algorithm)
 
     _sizes = (None, None)  # (n, m) of the problem, once it is known
 

@@ -86,3 +86,9 @@ def kernel_dirs(problem, part, q, x, y, z):
     coef(problem.code, X, yv, problem.params, idx, 0, 1, x, y, z, K)
     apply(problem.code, X, yv, problem.params, idx, 0, 1, K, K, K, *out)
     return out
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: end-to-end runs and cold compiles (the full suite "
+        "runs them; `-m \"not slow\"` is the day-to-day lane, docs/tests.md)")

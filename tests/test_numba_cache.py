@@ -1,16 +1,21 @@
 """numba's cache (docs/architecture.md "numba's cache",
-benchmark_utils/numba_cache.py):
-an edit of any module compiled code depends on -- numba code or not --
-drops the cache wherever numba keeps it (``__pycache__``, the user-wide
-folder, ``NUMBA_CACHE_DIR``), other edits do not, and a package without a
-writable cache location still imports, with a warning.
+benchmark_utils/numba_cache.py): each cached specialisation is keyed by the
+sources it depends on, wherever numba keeps it (``__pycache__``, the
+user-wide folder, ``NUMBA_CACHE_DIR``).  An edit of a module compiled code
+imports -- numba code or not -- recompiles what depends on it; an edit of
+one variant behind a switch (a task's kernels, a baseline family)
+recompiles that variant's specialisations only; other edits recompile
+nothing; and a package without a writable cache location still imports,
+with a warning.
 
-The end-to-end cases run a one-function package in a subprocess: the
-first run compiles and caches ``K``; after an edit of ``consts.py`` (no
-numba code in it) the next run must print the new value, not the cached
-one.  Permissions do not stop root, so unusable folders are paths through a
-file (``__pycache__`` as a file, a cache home under ``/dev/null``).
+The end-to-end cases run a small package in a subprocess: ``value(marker)``
+returns ``K`` (``consts.py``, no numba code in it) plus a part selected at
+compile time by the marker's type (``a.py`` for A, ``b.py`` for B, through
+``switch.py``, as ``problems/dispatch.py`` selects a task's kernels).
+Permissions do not stop root, so unusable folders are paths through a file
+(``__pycache__`` as a file, a cache home under ``/dev/null``).
 """
+import json
 import os
 import subprocess
 import sys
@@ -24,16 +29,46 @@ from benchmark_utils import numba_cache
 NUMBA_CACHE = Path(numba_cache.__file__)
 
 RUN = r"""
-import importlib.util, sys
+import importlib.util, json, sys
 from pathlib import Path
 spec = importlib.util.spec_from_file_location("numba_cache", sys.argv[1])
 numba_cache = importlib.util.module_from_spec(spec)
+sys.modules["numba_cache"] = numba_cache
 spec.loader.exec_module(numba_cache)
 pkg = Path(sys.argv[2]) / "pkg"
-numba_cache.ensure_fresh(pkg)
+numba_cache.prepare(pkg)
 sys.path.insert(0, str(pkg.parent))
 from pkg.kernel import value
-print(value())
+from pkg.markers import A, B
+out = {}
+for name, marker in (("A", A.CODE), ("B", B.CODE)):
+    misses = sum(value.stats.cache_misses.values())
+    v = value(marker)
+    out[name] = [v, sum(value.stats.cache_misses.values()) == misses]
+print(json.dumps(out))
+"""
+
+SWITCH = """from numba.extending import overload
+
+from numba_cache import register_switch
+
+from . import a, b
+
+
+def choose(marker):
+    raise TypeError
+
+
+@overload(choose, inline="always")
+def _choose(marker):
+    part = {"A": a.part, "B": b.part}[marker.instance_class.__name__]
+
+    def impl(marker):
+        return part()
+    return impl
+
+
+register_switch(__file__, {"A": a.__file__, "B": b.__file__})
 """
 
 
@@ -43,18 +78,33 @@ def make_package(root):
     (pkg / "__init__.py").write_text("")
     (pkg / "consts.py").write_text("K = 1\n")
     (pkg / "plain.py").write_text("x = 1\n")
+    (pkg / "markers.py").write_text(
+        "from enum import IntEnum\n\n\nclass A(IntEnum):\n    CODE = 0\n"
+        "\n\nclass B(IntEnum):\n    CODE = 1\n")
+    for name, part in (("a", 10), ("b", 20)):
+        write_part(pkg, name, part)
+    (pkg / "switch.py").write_text(SWITCH)
     (pkg / "kernel.py").write_text(
-        "from numba import njit\n\nfrom .consts import K\n\n\n"
-        "@njit(cache=True)\ndef value():\n    return K\n")
+        "from numba_cache import njit\n\nfrom .consts import K\n"
+        "from .switch import choose\n\n\n"
+        "@njit(cache=True)\ndef value(marker):\n"
+        "    return K + choose(marker)\n")
     return pkg
 
 
+def write_part(pkg, name, part):
+    (pkg / f"{name}.py").write_text(
+        f"from numba_cache import njit\n\n\n"
+        f"@njit(cache=True)\ndef part():\n    return {part}\n")
+
+
 def run(root, env):
+    """{marker: [value, loaded from the cache]} and the stderr."""
     proc = subprocess.run(
         [sys.executable, "-c", RUN, str(NUMBA_CACHE), str(root)],
         env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return int(proc.stdout.split()[-1]), proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1]), proc.stderr
 
 
 def base_env(tmp_path):
@@ -70,7 +120,7 @@ def cache_files(folder):
 
 
 @pytest.mark.parametrize("where", ["in_tree", "user_wide", "numba_cache_dir"])
-def test_an_edit_of_a_module_the_kernels_import_recompiles(tmp_path, where):
+def test_an_edit_recompiles_what_depends_on_it_only(tmp_path, where):
     pkg = make_package(tmp_path)
     env = base_env(tmp_path)
     if where == "user_wide":
@@ -81,21 +131,19 @@ def test_an_edit_of_a_module_the_kernels_import_recompiles(tmp_path, where):
         cache = tmp_path / "own"
     else:
         cache = pkg / "__pycache__"
-    assert run(tmp_path, env)[0] == 1
-    files = cache_files(cache)
-    assert files  # numba cached it where we look
-    assert run(tmp_path, env)[0] == 1  # loaded from the cache
-    (pkg / "plain.py").write_text("x = 2\n")  # unrelated: cache kept
-    assert run(tmp_path, env)[0] == 1 and cache_files(cache) == files
-    if where == "numba_cache_dir":
-        # a process with its own folder leaves the in-tree cache alone
-        (pkg / "__pycache__").mkdir(exist_ok=True)
-        other = pkg / "__pycache__" / "kernel.value-6.py311.nbi"
-        other.write_text("another process's cache")
+    assert run(tmp_path, env)[0] == {"A": [11, False], "B": [21, False]}
+    assert cache_files(cache)  # numba cached it where we look
+    assert run(tmp_path, env)[0] == {"A": [11, True], "B": [21, True]}
+    (pkg / "plain.py").write_text("x = 2\n")  # imported by nothing
+    assert run(tmp_path, env)[0] == {"A": [11, True], "B": [21, True]}
+    write_part(pkg, "b", 30)  # one variant: the other stays cached
+    assert run(tmp_path, env)[0] == {"A": [11, True], "B": [31, False]}
     (pkg / "consts.py").write_text("K = 2\n")  # no numba code in it
-    assert run(tmp_path, env)[0] == 2
-    if where == "numba_cache_dir":
-        assert other.exists()
+    assert run(tmp_path, env)[0] == {"A": [12, False], "B": [32, False]}
+    assert run(tmp_path, env)[0] == {"A": [12, True], "B": [32, True]}
+    # a replaced specialisation's data file is removed with its key
+    data = sorted(p.name for p in Path(cache).rglob("kernel.value*.nbc"))
+    assert len(data) == 2, data
 
 
 def test_no_writable_location_falls_back_with_a_warning(tmp_path):
@@ -106,23 +154,81 @@ def test_no_writable_location_falls_back_with_a_warning(tmp_path):
     (pkg / "__pycache__").write_text("a file: no in-tree cache")
     env = base_env(tmp_path)
     env["XDG_CACHE_HOME"] = "/dev/null/cache"
-    value, err = run(tmp_path, env)
-    assert value == 1
+    values, err = run(tmp_path, env)
+    assert values == {"A": [11, False], "B": [21, False]}
     assert "numba cannot write its cache" in err and "NUMBA_CACHE_DIR" in err
     assert cache_files(tmp_path / "tmp")  # cached in the fallback folder
+    assert run(tmp_path, env)[0] == {"A": [11, True], "B": [21, True]}
     (pkg / "consts.py").write_text("K = 3\n")
-    assert run(tmp_path, env)[0] == 3
+    assert run(tmp_path, env)[0] == {"A": [13, False], "B": [23, False]}
 
 
 def test_the_package_hashes_what_its_kernels_depend_on():
     names = {str(p.relative_to(numba_cache.PACKAGE))
              for p in numba_cache.compiled_sources()}
     # numba code, and the modules it imports without numba code in them
-    assert {"engine.py", "core/single_loop.py", "problems/softmax_ce.py",
+    assert {"core/single_loop.py", "problems/softmax_ce.py",
             "core/records.py", "problems/spec.py"} <= names
     # neither configuration, metrics nor tools: editing them keeps the cache
     assert not names & {"tuned.py", "presets.py", "metrics.py",
-                        "plot_views.py", "stopping.py", "numba_cache.py"}
+                        "plot_views.py", "stopping.py", "engine.py"}
+
+
+def _deps(module, *markers):
+    import benchmark_utils.engine  # noqa: F401 - registers the switches
+    root = numba_cache.PACKAGE
+    return {str(p.relative_to(root)) for p in
+            numba_cache.dependencies(root / module, markers)}
+
+
+def test_a_task_specialisation_depends_on_its_task_only():
+    quadratic = _deps("core/single_loop.py", "Quadratic")
+    assert {"problems/quadratic.py", "problems/dispatch.py",
+            "core/records.py", "core/passes.py"} <= quadratic
+    assert not quadratic & {"problems/logreg.py", "problems/multilogreg.py",
+                            "problems/softmax_ce.py", "core/restart.py"}
+    cleaning = _deps("core/single_loop.py", "Datacleaning")
+    # datacleaning builds on multilogreg's kernels: kept through its import
+    assert {"problems/datacleaning.py", "problems/multilogreg.py",
+            "problems/softmax_ce.py"} <= cleaning
+    assert "problems/logreg.py" not in cleaning
+    # without a marker (a task-agnostic function), every task
+    assert "problems/logreg.py" in _deps("core/single_loop.py")
+
+
+def test_a_baseline_family_depends_on_its_family_only():
+    vrbo = _deps("core/baseline_loop.py", "Restart", "Logreg")
+    assert {"core/restart.py", "core/solves.py", "problems/logreg.py"} <= vrbo
+    assert not vrbo & {"core/momentum.py", "core/penalty.py",
+                       "core/inner_loop.py", "problems/quadratic.py"}
+    # the single loop does not depend on any baseline family
+    assert not _deps("core/single_loop.py") & {
+        "core/restart.py", "core/momentum.py", "core/baseline_loop.py"}
+
+
+def test_imports_inside_functions_are_not_dependencies():
+    source = (b"from .a import x\n\n\ndef f():\n    from .b import y\n"
+              b"    return y\n\n\nclass C:\n    from .c import z\n")
+    kept = numba_cache._module_level(source)
+    assert b".a import" in kept and b".c import" in kept
+    assert b".b import" not in kept
+
+
+def test_every_cached_function_of_the_package_is_keyed_by_its_sources():
+    import importlib
+    from numba.core.registry import CPUDispatcher
+    plain = []
+    for path in numba_cache.PACKAGE.rglob("*.py"):
+        rel = path.relative_to(numba_cache.PACKAGE.parent).with_suffix("")
+        name = ".".join(p for p in rel.parts if p != "__init__")
+        module = importlib.import_module(name)
+        for obj in vars(module).values():
+            if (isinstance(obj, CPUDispatcher) and obj._can_compile
+                    and obj.targetoptions.get("cache")
+                    and obj.__module__ == name
+                    and type(obj._cache).__name__ != "DependencyCache"):
+                plain.append(f"{name}.{obj.__name__}")
+    assert not plain, f"use numba_cache.njit for {plain}"
 
 
 def test_ensure_location_is_silent_when_numba_has_a_place(tmp_path):

@@ -3,11 +3,14 @@ kernels (p < BLOCK_MIN_P: class rows as lanes for R <= LANES, one class row
 at a time beyond; p = 3 and 6, shorter than a products pass of 4 or 8
 features, 13, 54 = covtype, 127 = the widest that fits the lanes'
 scratch; C <= 8 takes the halves of the lanes) and the register-blocked
-ones for every class-row blocking (R = 2 .. 20: blocks of 3 and 2 for
-four samples, pairs and a last single row for eight), with batch sizes
-that leave 0 to 7 samples outside the eight-sample groups (15: one group of
-eight, one of four, three alone) and one (70) past a tile of 64; p = 601
-takes three feature chunks (CHUNK_P), the last one shorter."""
+ones (pairs of class rows and a last single one for odd C, eight samples at
+a time), with batch sizes that leave 0 to 7 samples outside the
+eight-sample groups (those go one class row at a time) and one (70) past
+a tile of 64; p = 601 takes three feature chunks (CHUNK_P), the last one
+shorter.  Each test runs its whole grid of (C, R, batch size) for one width
+and names the failing case."""
+import itertools
+
 import numpy as np
 import pytest
 
@@ -23,94 +26,94 @@ def _stack(A, B, C, p, R):
     return np.vstack(rows)[:R]
 
 
-@pytest.mark.parametrize("C", [2, 3, 4, 5, 7, 10])
-@pytest.mark.parametrize("two", [False, True])
-@pytest.mark.parametrize("count", COUNTS)
-@pytest.mark.parametrize("p", WIDTHS)
-def test_batch_class_dots_matches_numpy(C, two, count, p):
-    rng = np.random.default_rng(C * 100 + count)
-    n = count + 20
-    X = rng.standard_normal((n, p))
-    A, B = rng.standard_normal(C * p), rng.standard_normal(C * p)
-    R = 2 * C if two else C
-    idx = rng.permutation(n)
-    start = 3
-    K = np.full((count, 2 * C + 1), 7.0)
-    batch_class_dots(X, idx, start, count, A, B, R, p, C, K)
-    rows = X[idx[start:start + count]]
-    expected = rows @ _stack(A, B, C, p, R).T
-    np.testing.assert_allclose(K[:, :R], expected, rtol=1e-13, atol=1e-13)
-    assert np.all(K[:, R:] == 7.0)  # columns past R untouched
+def _close(got, want, case):
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13,
+                               err_msg=f"case {case}")
 
 
-@pytest.mark.parametrize("C", [2, 3, 7, 8, 10])
-@pytest.mark.parametrize("two", [False, True])
-@pytest.mark.parametrize("count", COUNTS)
 @pytest.mark.parametrize("p", WIDTHS)
-def test_batch_class_dots2_is_two_calls(C, two, count, p):
+def test_batch_class_dots_matches_numpy(p):
+    for C, two, count in itertools.product([2, 3, 4, 5, 7, 10],
+                                           [False, True], COUNTS):
+        case = dict(C=C, two=two, count=count, p=p)
+        rng = np.random.default_rng(C * 100 + count)
+        n = count + 20
+        X = rng.standard_normal((n, p))
+        A, B = rng.standard_normal(C * p), rng.standard_normal(C * p)
+        R = 2 * C if two else C
+        idx = rng.permutation(n)
+        start = 3
+        K = np.full((count, 2 * C + 1), 7.0)
+        batch_class_dots(X, idx, start, count, A, B, R, p, C, K)
+        rows = X[idx[start:start + count]]
+        _close(K[:, :R], rows @ _stack(A, B, C, p, R).T, case)
+        assert np.all(K[:, R:] == 7.0), case  # columns past R untouched
+
+
+@pytest.mark.parametrize("p", WIDTHS)
+def test_batch_class_dots2_is_two_calls(p):
     """Two points on the same rows (covtype's u_k and u_{k-1}): bitwise
     the numbers of two ``batch_class_dots`` calls, whether the 2R class
     rows share one pass of lanes (2R <= 16: C = 2, 3, 7, 8 without z; C =
     2, 3 with) or not; columns past R untouched."""
-    rng = np.random.default_rng(C * 1000 + count + p)
-    n = count + 20
-    X = rng.standard_normal((n, p))
-    A, B, A2, B2 = (rng.standard_normal(C * p) for _ in range(4))
-    R = 2 * C if two else C
-    idx = rng.permutation(n)
-    start = 3
-    want = [np.full((count, 2 * C + 1), 7.0) for _ in range(2)]
-    batch_class_dots(X, idx, start, count, A, B, R, p, C, want[0])
-    batch_class_dots(X, idx, start, count, A2, B2, R, p, C, want[1])
-    got = [np.full((count, 2 * C + 1), 7.0) for _ in range(2)]
-    batch_class_dots2(X, idx, start, count, A, B, A2, B2, R, p, C, *got)
-    for g, w in zip(got, want):
-        assert g.tobytes() == w.tobytes()
-    rows = X[idx[start:start + count]]
-    np.testing.assert_allclose(got[1][:, :R], rows @ _stack(A2, B2, C, p, R).T,
-                               rtol=1e-13, atol=1e-13)
+    for C, two, count in itertools.product([2, 3, 7, 8, 10], [False, True],
+                                           COUNTS):
+        case = dict(C=C, two=two, count=count, p=p)
+        rng = np.random.default_rng(C * 1000 + count + p)
+        n = count + 20
+        X = rng.standard_normal((n, p))
+        A, B, A2, B2 = (rng.standard_normal(C * p) for _ in range(4))
+        R = 2 * C if two else C
+        idx = rng.permutation(n)
+        start = 3
+        want = [np.full((count, 2 * C + 1), 7.0) for _ in range(2)]
+        batch_class_dots(X, idx, start, count, A, B, R, p, C, want[0])
+        batch_class_dots(X, idx, start, count, A2, B2, R, p, C, want[1])
+        got = [np.full((count, 2 * C + 1), 7.0) for _ in range(2)]
+        batch_class_dots2(X, idx, start, count, A, B, A2, B2, R, p, C, *got)
+        for g, w in zip(got, want):
+            assert g.tobytes() == w.tobytes(), case
+        rows = X[idx[start:start + count]]
+        _close(got[1][:, :R], rows @ _stack(A2, B2, C, p, R).T, case)
 
 
-@pytest.mark.parametrize("C", [2, 3, 4, 5, 7, 10])
-@pytest.mark.parametrize("two", [False, True])
-@pytest.mark.parametrize("count", COUNTS)
 @pytest.mark.parametrize("p", WIDTHS)
-def test_batch_add_outer_matches_numpy(C, two, count, p):
-    rng = np.random.default_rng(C * 100 + count + 1)
-    n = count + 20
-    X = rng.standard_normal((n, p))
-    R = 2 * C if two else C
-    K1 = rng.standard_normal((count, 2 * C + 1))
-    K2 = rng.standard_normal((count, 2 * C + 1))
-    s1, s2 = -1.5, 0.25
-    O1, O2 = rng.standard_normal(C * p), rng.standard_normal(C * p)
-    O1_0, O2_0 = O1.copy(), O2.copy()
-    idx = rng.permutation(n)
-    start = 2
-    batch_add_outer(X, idx, start, count, R, p, C, K1, s1, O1, K2, s2, O2)
-    rows = X[idx[start:start + count]]
-    coef = np.hstack([s1 * K1[:, :C], s2 * K2[:, C:2 * C]])[:, :R]
-    add = np.zeros((2 * C, p))
-    add[:R] = coef.T @ rows
-    np.testing.assert_allclose(O1, O1_0 + add[:C].ravel(), rtol=1e-13,
-                               atol=1e-13)
-    np.testing.assert_allclose(O2, O2_0 + add[C:].ravel(), rtol=1e-13,
-                               atol=1e-13)
+def test_batch_add_outer_matches_numpy(p):
+    for C, two, count in itertools.product([2, 3, 4, 5, 7, 10],
+                                           [False, True], COUNTS):
+        case = dict(C=C, two=two, count=count, p=p)
+        rng = np.random.default_rng(C * 100 + count + 1)
+        n = count + 20
+        X = rng.standard_normal((n, p))
+        R = 2 * C if two else C
+        K1 = rng.standard_normal((count, 2 * C + 1))
+        K2 = rng.standard_normal((count, 2 * C + 1))
+        s1, s2 = -1.5, 0.25
+        O1, O2 = rng.standard_normal(C * p), rng.standard_normal(C * p)
+        O1_0, O2_0 = O1.copy(), O2.copy()
+        idx = rng.permutation(n)
+        start = 2
+        batch_add_outer(X, idx, start, count, R, p, C, K1, 0, s1, O1, K2, C,
+                        s2, O2)
+        rows = X[idx[start:start + count]]
+        coef = np.hstack([s1 * K1[:, :C], s2 * K2[:, C:2 * C]])[:, :R]
+        add = np.zeros((2 * C, p))
+        add[:R] = coef.T @ rows
+        _close(O1, O1_0 + add[:C].ravel(), case)
+        _close(O2, O2_0 + add[C:].ravel(), case)
 
 
-@pytest.mark.parametrize("C", [2, 7, 10, 17])
-@pytest.mark.parametrize("off", [0, 1])
-@pytest.mark.parametrize("count", COUNTS)
 @pytest.mark.parametrize("p", WIDTHS)
-def test_batch_add_outer_one_matches_numpy(C, off, count, p):
-    rng = np.random.default_rng(C * 100 + count + 2)
-    n = count + 20
-    X = rng.standard_normal((n, p))
-    K = rng.standard_normal((count, C + off))
-    O = rng.standard_normal(C * p)
-    O_0 = O.copy()
-    idx = rng.permutation(n)
-    batch_add_outer_one(X, idx, 5, count, p, C, K, off, 0.5, O)
-    rows = X[idx[5:5 + count]]
-    np.testing.assert_allclose(O, O_0 + (0.5 * K[:, off:].T @ rows).ravel(),
-                               rtol=1e-13, atol=1e-13)
+def test_batch_add_outer_one_matches_numpy(p):
+    for C, off, count in itertools.product([2, 7, 10, 17], [0, 1], COUNTS):
+        case = dict(C=C, off=off, count=count, p=p)
+        rng = np.random.default_rng(C * 100 + count + 2)
+        n = count + 20
+        X = rng.standard_normal((n, p))
+        K = rng.standard_normal((count, C + off))
+        O = rng.standard_normal(C * p)
+        O_0 = O.copy()
+        idx = rng.permutation(n)
+        batch_add_outer_one(X, idx, 5, count, p, C, K, off, 0.5, O)
+        rows = X[idx[5:5 + count]]
+        _close(O, O_0 + (0.5 * K[:, off:].T @ rows).ravel(), case)

@@ -34,7 +34,8 @@ TASKS = ("quadratic", "logreg", "multilogreg", "datacleaning")
 CHILD = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-entry, task, dtype = sys.argv[2:5]
+entry, task, dtype, algorithm = sys.argv[2:6]
+algorithm = None if algorithm == 'every' else algorithm
 import numpy as np
 from numba.core import event
 t0 = time.perf_counter()
@@ -67,7 +68,7 @@ elif entry == "baselines":
     base.compile_core(dtype, task)
     t0 = time.perf_counter()
     records.clear()
-    base.compile_baselines(dtype, task)
+    base.compile_baselines(dtype, task, algorithm)
 else:
     exact_kernels.warm_up()
 wall = time.perf_counter() - t0
@@ -75,13 +76,14 @@ print(json.dumps(dict(wall=wall, import_s=t_import, records=records)))
 """
 
 
-def profile(entry, task, dtype="float64"):
+def profile(entry, task, dtype="float64", algorithm="every"):
     """(wall seconds, import seconds, {function: [self, total, count]}) of a
     cold compile of ``entry`` for ``task`` in a fresh process."""
     with tempfile.TemporaryDirectory(prefix="compile_times_") as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         proc = subprocess.run(
-            [sys.executable, "-c", CHILD, str(ROOT), entry, task, dtype],
+            [sys.executable, "-c", CHILD, str(ROOT), entry, task, dtype,
+             algorithm],
             env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-3000:])
@@ -134,6 +136,9 @@ def main(argv=None):
     ap.add_argument("--task", default="all", choices=TASKS + ("all",))
     ap.add_argument("--dtype", default="float64",
                     choices=("float64", "float32"))
+    ap.add_argument("--algorithm", default="every",
+                    help="baselines: the algorithm whose family compiles "
+                         "(default: every family)")
     ap.add_argument("--top", type=int, default=20)
     args = ap.parse_args(argv)
     entries = ENTRIES if args.entry == "all" else (args.entry,)
@@ -141,7 +146,8 @@ def main(argv=None):
     start = time.perf_counter()
     for entry in entries:
         for task in (tasks if entry != "metrics" else ("multiclass",)):
-            wall, import_s, table = profile(entry, task, args.dtype)
+            wall, import_s, table = profile(entry, task, args.dtype,
+                                          args.algorithm)
             print(report(entry, task, wall, import_s, table, args.top),
                   flush=True)
     print(f"\n{time.perf_counter() - start:.0f} s in all")

@@ -12,8 +12,8 @@ point, and only what an iteration evaluates counts:
   then already evaluated there), plus b at u_{k-1} when the rules need the
   previous point (SARAH, PAGE, STORM, ZeroSARAH after k = 0).
 """
-from numba import njit
 
+from ..numba_cache import njit
 from .records import N_SAMPLES
 
 

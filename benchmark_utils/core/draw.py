@@ -19,8 +19,8 @@ With ``blocks`` (``Config.blocks``), each batch is instead one uniform draw of
 a start on the level's circular ``order`` (``sampling.draw_block``), in the
 same order of the stream.
 """
-from numba import njit
 
+from ..numba_cache import njit
 from ..sampling import draw_batch, draw_block, draw_coin
 from .records import AHEAD
 

@@ -21,7 +21,7 @@ the loops compile as before (same iterates, slower).
 assignment between arrays reserves a temporary copy in case they overlap,
 which needs the runtime.
 """
-from numba import njit
+from ..numba_cache import njit
 
 
 def _has_nrt_switch():

@@ -21,8 +21,8 @@ with a_k = storm_a / (k + 1)^exp_a.  (Yang, Ji, Liang, NeurIPS 2021, Alg.
 1; Khanduri et al., NeurIPS 2021, Alg. 1; Li, Gu, Huang, AAAI 2022, Alg.
 1.)
 """
-from numba import njit
 
+from ..numba_cache import njit
 from .jit import copy_into
 from .records import F, G
 from .solves import (HIA, fresh, grad_y_g, hvp, inverse_hvp, keep, phi,

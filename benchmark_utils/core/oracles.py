@@ -23,8 +23,8 @@ called from every block of the baseline families, so its kernel tree is
 built once (an inlined pass copies every task's kernels into each call
 site).  ``passes.full_pass`` is the single-loop family's own pass.
 """
-from numba import njit
 
+from ..numba_cache import njit
 from ..problems.dispatch import gradx_g, reg, reg_gradx, reg_yz
 from .jit import NO_REFCOUNT
 from .passes import _apply, _apply2, _coef, _coef2

@@ -21,8 +21,8 @@ Each kernel has one call site (callers loop over the two levels, and
 ``sampled_pass`` over the two points and the two outputs): numba inlines
 callees, and every extra call site of a kernel multiplies the compile time.
 """
-from numba import njit
 
+from ..numba_cache import njit
 from ..prefetch import prefetch_labels, prefetch_rows
 from ..problems.dispatch import apply2_f, apply2_g, apply_f, apply_g, coef2_f, \
     coef2_g, coef_f, coef_g

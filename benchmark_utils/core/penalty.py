@@ -15,8 +15,8 @@ multiplier lambda_k:
 lambda_k (w - y) estimates z*(x) (on a quadratic lambda (y*_lambda - y*)
 -> -z*), so F2SA gets a meaningful implicit gap.
 """
-from numba import njit
 
+from ..numba_cache import njit
 from .oracles import grad_x_g, level_mean, reg_at
 from .records import F, G
 from .solves import fresh, grad_y_g, keep

@@ -38,22 +38,16 @@ F, G = 0, 1  # level index in ``levels``
 
 
 class Model(NamedTuple):
-    task: IntEnum           # the task's marker, or code (``make_model``)
+    task: IntEnum           # the task's marker (``make_model``)
     params: np.ndarray
 
 
-def make_model(problem, per_task=True):
-    """The ``Model`` of a ``Problem``: its task and its parameters.
-
-    ``per_task``: the task's marker, whose numba type selects the task's
-    kernels at compile time (the single loop: a run compiles its task's
-    code only); else the integer code, switched on at run time (the
-    baselines' entry, compiled once for every task: its loops cost about
-    80 s to compile, which a compile per task would multiply by four;
-    docs/architecture.md, "Compile time")."""
+def make_model(problem):
+    """The ``Model`` of a ``Problem``: its task's marker, whose numba type
+    selects the task's kernels at compile time (a run compiles its task's
+    code only), and its parameters."""
     from ..problems import task_marker
-    task = task_marker(problem.code) if per_task else int(problem.code)
-    return Model(task, problem.params)
+    return Model(task_marker(problem.code), problem.params)
 
 
 class Level(NamedTuple):
@@ -251,10 +245,11 @@ class BWork(NamedTuple):
 
 class BConfig(NamedTuple):
     """Numeric configuration of a baseline run (``baselines.BaselineConfig``
-    validated): its family and algorithm codes, the inverse-Hessian
-    solver, batch, steps, loop lengths and the parameters of each
-    family."""
-    family: int
+    validated): its family's marker (``baseline_loop.family_marker``:
+    its type selects the family's iteration at compile time), its
+    algorithm code, the inverse-Hessian solver, batch, steps, loop lengths
+    and the parameters of each family."""
+    family: IntEnum
     algo: int
     solver: int        # NEUMANN, HIA or SGD_Z
     batch: int

@@ -18,8 +18,8 @@ Nothing is allocated inside the loop.  Other families (inner loops,
 momentum, restarts, penalty) are meant to be compositions of the same
 blocks, each block keeping one call site of each kernel.
 """
-from numba import njit
 
+from ..numba_cache import njit
 from ..estimators import (IS_FULL, PAGE, batch_weights, has_table,
                           iteration_rules, saga_form, tbar_from_batch)
 from ..problems.dispatch import reg
@@ -132,3 +132,11 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
         if not finite:
             counters[STATUS] = DIVERGED
             break
+
+
+@njit(cache=True)
+def run_iterations(model, levels, it, work, cfg, stream, n_iter):
+    """Entry point from Python: ``n_iter`` iterations in place on the run's
+    records (the loop itself is compiled without reference counts, which
+    an entry that receives Python's arrays needs)."""
+    single_loop(model, levels, it, work, cfg, stream, n_iter)

@@ -10,8 +10,8 @@ with ``c / (k + 1)^e`` step sizes; u_{k-1} <- u_k on the way.  The estimate
 (regularisation, estimate, moving average, step).  Returns whether the new
 iterate is finite (the run stops at the first one that is not).
 """
-from numba import njit
 
+from ..numba_cache import njit
 from ..estimators import clip_norm, moving_average
 
 

@@ -20,8 +20,8 @@ grad_x R = 0 (CE = log-sum-exp(W a_j) - (W a_j)_b, max shifted out).
 import math
 
 import numpy as np
-from numba import njit
 
+from ..numba_cache import njit
 from ..validation import check_datacleaning
 from . import DATACLEANING
 from .multilogreg import apply_f as _apply_f

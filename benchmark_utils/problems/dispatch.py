@@ -7,9 +7,6 @@ that, for that type, inlines the task module's kernel of the same name
 (``TASK_MODULES``).  So a function calling them is compiled once per task,
 with that task's kernels only: a run on Simulated never compiles the
 softmax kernels, and numba caches each task's specialisation on its own.
-Given the task's integer code instead (the baselines' entry,
-``records.make_model(problem, per_task=False)``), an entry point is a
-run-time switch over every task, compiled once for all of them.
 (numba does not find a function that receives another jitted function as
 an argument in its cache in a new process, and it types every branch of a
 switch on a run-time code: hence types, not codes or function arguments.)
@@ -46,10 +43,9 @@ into ``rx``.
 """
 import inspect
 
-import numba
-from numba import njit
 from numba.extending import overload
 
+from ..numba_cache import njit, register_switch
 from ..core.jit import NO_REFCOUNT
 
 from . import DATACLEANING, LOGREG, MULTILOGREG, QUADRATIC, task_marker
@@ -59,13 +55,18 @@ from . import datacleaning, logreg, multilogreg, quadratic
 TASK_MODULES = {QUADRATIC: quadratic, LOGREG: logreg,
                 MULTILOGREG: multilogreg, DATACLEANING: datacleaning}
 
+# a specialisation on a task depends on that task's module only
+# (``numba_cache``: an edit of one task's kernels keeps the others' cache)
+register_switch(__file__, {type(task_marker(code)).__name__: module.__file__
+                           for code, module in TASK_MODULES.items()})
+
 
 def code_of(task):
     """The task code of a task marker's numba type (at compile time)."""
     cls = getattr(task, "instance_class", None)
     if cls is None:
         raise TypeError(f"the task must be a task marker "
-                        f"(problems.task_marker) or a task code, got {task}")
+                        f"(problems.task_marker), got {task}")
     return int(next(iter(cls)))
 
 
@@ -192,47 +193,30 @@ def task_kernel(name, module):
 INLINE = {"reg": "never", "reg_yz": "never", "reg_gradx": "never"}
 
 
-def _implementation(switch, branches):
-    """The compiled body of ``switch``: for ``branches = [(code, kernel,
-    calls)]``, the task's kernel called with the argument lists ``calls``,
-    behind ``if task == code`` tests when there is more than one branch.
-    Written out from the switch's signature (numba checks that an
-    overload's implementation has the switch's own)."""
+def _implementation(switch, kernel, calls):
+    """The compiled body of ``switch``: the task's ``kernel`` called with
+    the argument lists ``calls``.  Written out from the switch's signature
+    (numba checks that an overload's implementation has the switch's
+    own)."""
     names = list(inspect.signature(switch).parameters)
-    lines, kernels = [], []
-    for i, (code, kernel, calls) in enumerate(branches):
-        name = f"kernel{i}"
-        kernels.append(name)
-        indent = "        "
-        if len(branches) > 1:
-            lines.append(f"        {'if' if i == 0 else 'elif'} "
-                         f"task == {code}:")
-            indent += "    "
-        lines += [f"{indent}{name}({', '.join(c)})" for c in calls]
-    source = (f"def make({', '.join(kernels)}):\n"
+    lines = [f"        kernel({', '.join(c)})" for c in calls]
+    source = (f"def make(kernel):\n"
               f"    def impl({', '.join(names)}):\n"
               + "\n".join(lines) + "\n    return impl\n")
     scope = {}
     exec(source, scope)  # noqa: S102 - built from the signature
-    return scope["make"](*[kernel for _, kernel, _ in branches])
+    return scope["make"](kernel)
 
 
 def _register(switch):
     """The overload of ``switch``: for a task marker, that task's kernel
     (called once, or twice for a two-point default), inlined into the
-    caller; for an integer task code (the baselines' entry, see
-    ``records.make_model``), a run-time switch over every task."""
+    caller."""
     name = switch.__name__
 
     def select(*types):
-        task = types[0]
-        if isinstance(task, numba.types.Integer):
-            codes = sorted(TASK_MODULES)
-        else:
-            codes = [code_of(task)]
-        branches = [(code, *task_kernel(name, TASK_MODULES[code]))
-                    for code in codes]
-        return _implementation(switch, branches)
+        module = TASK_MODULES[code_of(types[0])]
+        return _implementation(switch, *task_kernel(name, module))
     select.__signature__ = inspect.signature(switch)
     inline = INLINE.get(name, "always")
     # a call (not inlined) is compiled like the loops: no reference counts

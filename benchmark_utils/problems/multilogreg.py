@@ -19,13 +19,13 @@ F2SA oracle (Kwon et al., ICML 2023): grad_x G_j = 0, (grad_x R)_c = e^{x_c} |W_
 import math
 
 import numpy as np
-from numba import njit
 
+from ..numba_cache import njit
 from ..validation import check_class_labels
 from . import MULTILOGREG
 from .softmax_ce import any_nonzero, batch_add_outer, batch_add_outer_one, \
     batch_add_outer_pair, batch_class_dots, batch_class_dots2, \
-    batch_grad_coef, hvp_coef_label
+    batch_grad_coef, hvp_coef_label, row_offsets
 from .spec import TaskSpec, logistic_starting_point
 
 
@@ -105,8 +105,8 @@ def coef2_g(Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
 def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     p = int(params[0])
     C = int(params[1])
-    batch_add_outer(Xf, idx, start, count, C, p, C, Cz, -1.0, oz, Cz, 0.0,
-                    oz)
+    first, _ = row_offsets(C)
+    batch_add_outer_one(Xf, idx, start, count, p, C, Cz, first, -1.0, oz)
 
 
 @njit(cache=True)
@@ -116,15 +116,16 @@ def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
     # A pass that asks for one output only (a zero weight on the other, as
     # the baselines' SGD steps on y and Hessian-vector products) skips the
     # other group of class rows.
-    need_y = any_nonzero(Cy, count, 0, C)
-    need_z = any_nonzero(Cz, count, C, C)
+    on_y, on_z = row_offsets(C)
+    need_y = any_nonzero(Cy, count, on_y, C)
+    need_z = any_nonzero(Cz, count, on_z, C)
     if need_y and need_z:
-        batch_add_outer(Xg, idx, start, count, 2 * C, p, C, Cy, 1.0, oy, Cz,
-                        1.0, oz)
+        batch_add_outer(Xg, idx, start, count, 2 * C, p, C, Cy, on_y, 1.0,
+                        oy, Cz, on_z, 1.0, oz)
     elif need_y:
-        batch_add_outer_one(Xg, idx, start, count, p, C, Cy, 0, 1.0, oy)
+        batch_add_outer_one(Xg, idx, start, count, p, C, Cy, on_y, 1.0, oy)
     elif need_z:
-        batch_add_outer_one(Xg, idx, start, count, p, C, Cz, C, 1.0, oz)
+        batch_add_outer_one(Xg, idx, start, count, p, C, Cz, on_z, 1.0, oz)
 
 
 # The products of a joint evaluation (two points, the same rows): when each
@@ -137,8 +138,9 @@ def apply2_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
              Dx, Dy, Dz, ox2, oy2, oz2):
     p = int(params[0])
     C = int(params[1])
-    batch_add_outer_pair(Xf, idx, start, count, p, C, Cz, 0, -1.0, oz, Dz,
-                         0, oz2)
+    first, _ = row_offsets(C)
+    batch_add_outer_pair(Xf, idx, start, count, p, C, Cz, first, -1.0, oz,
+                         Dz, first, oz2)
 
 
 @njit(cache=True)
@@ -146,16 +148,17 @@ def apply2_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
              Dx, Dy, Dz, ox2, oy2, oz2):
     p = int(params[0])
     C = int(params[1])
-    need_y = any_nonzero(Cy, count, 0, C)
-    need_z = any_nonzero(Cz, count, C, C)
-    need_y2 = any_nonzero(Dy, count, 0, C)
-    need_z2 = any_nonzero(Dz, count, C, C)
+    on_y, on_z = row_offsets(C)
+    need_y = any_nonzero(Cy, count, on_y, C)
+    need_z = any_nonzero(Cz, count, on_z, C)
+    need_y2 = any_nonzero(Dy, count, on_y, C)
+    need_z2 = any_nonzero(Dz, count, on_z, C)
     if need_z and need_z2 and not (need_y or need_y2):
-        batch_add_outer_pair(Xg, idx, start, count, p, C, Cz, C, 1.0, oz,
-                             Dz, C, oz2)
+        batch_add_outer_pair(Xg, idx, start, count, p, C, Cz, on_z, 1.0, oz,
+                             Dz, on_z, oz2)
     elif need_y and need_y2 and not (need_z or need_z2):
-        batch_add_outer_pair(Xg, idx, start, count, p, C, Cy, 0, 1.0, oy,
-                             Dy, 0, oy2)
+        batch_add_outer_pair(Xg, idx, start, count, p, C, Cy, on_y, 1.0, oy,
+                             Dy, on_y, oy2)
     else:
         apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
         apply_g(Xg, yg, params, idx, start, count, Dx, Dy, Dz, ox2, oy2,

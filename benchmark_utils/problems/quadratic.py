@@ -25,8 +25,8 @@ Kernels work on ``count`` samples ``idx[start:start + count]``; ``C*[t]``
 holds the coefficients of the t-th of them (see ``dispatch``).
 """
 import numpy as np
-from numba import njit
 
+from ..numba_cache import njit
 from ..validation import check_quadratic
 from . import QUADRATIC
 from .spec import TaskSpec

@@ -15,8 +15,8 @@ The batch products act on a stack of ``R`` class rows of length p: the C
 rows of ``A`` then (``R = 2C``) the C rows of ``B`` -- ``[W]`` for a
 gradient, ``[W; Z]`` for a gradient and a Hessian-vector product.  They are
 register-blocked: each pass over k serves eight samples and two class rows
-(then four samples and three or two class rows for the last 4-7 samples of
-a batch), so every load of a data row serves two class rows and every load
+(the last 1-7 samples of a batch go one class row at a time, as short
+rows do), so every load of a data row serves two class rows and every load
 of a class row eight samples (about 0.6 loads per FMA instead of 1.25 with
 one class row at a time), and the features go in chunks (``CHUNK_P``) so
 that the rows' chunk stays in L1 across the class rows; MNIST runs at
@@ -28,8 +28,8 @@ the class rows as vector lanes instead (``_class_dots_lanes``,
 the lanes serves its own samples (features), and ``batch_class_dots2``
 puts two points' rows side by side in the lanes.
 """
-from numba import njit
 
+from ..numba_cache import njit
 from ..prefetch import prefetch_row
 from .scratch import LANES, MAX_C, TILE, WIDE, stack_scratch, wide_scratch
 from .stable import exp_vec, softmax_row
@@ -115,87 +115,10 @@ BLOCK_MIN_P = 128
 assert BLOCK_MIN_P * LANES <= WIDE  # a short-row W^T fits the wide scratch
 
 
-@njit(cache=True, inline="always")
-def _block(C, c):
-    """Size of the class-row block starting at class ``c``: 3, or 2 so that
-    no block of 1 is left (C >= 2)."""
-    left = C - c
-    return 2 if left == 2 or left == 4 else 3
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _dots4x3(x0, x1, x2, x3, W, c, p, K, t, col):
-    wa = W[c * p:(c + 1) * p]
-    wb = W[(c + 1) * p:(c + 2) * p]
-    wc = W[(c + 2) * p:(c + 3) * p]
-    s0 = s1 = s2 = s3 = 0.0
-    u0 = u1 = u2 = u3 = 0.0
-    v0 = v1 = v2 = v3 = 0.0
-    for k in range(p):
-        a0 = x0[k]
-        a1 = x1[k]
-        a2 = x2[k]
-        a3 = x3[k]
-        w = wa[k]
-        s0 += w * a0
-        s1 += w * a1
-        s2 += w * a2
-        s3 += w * a3
-        w = wb[k]
-        u0 += w * a0
-        u1 += w * a1
-        u2 += w * a2
-        u3 += w * a3
-        w = wc[k]
-        v0 += w * a0
-        v1 += w * a1
-        v2 += w * a2
-        v3 += w * a3
-    r = col + c
-    K[t, r] = s0
-    K[t + 1, r] = s1
-    K[t + 2, r] = s2
-    K[t + 3, r] = s3
-    K[t, r + 1] = u0
-    K[t + 1, r + 1] = u1
-    K[t + 2, r + 1] = u2
-    K[t + 3, r + 1] = u3
-    K[t, r + 2] = v0
-    K[t + 1, r + 2] = v1
-    K[t + 2, r + 2] = v2
-    K[t + 3, r + 2] = v3
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _dots4x2(x0, x1, x2, x3, W, c, p, K, t, col):
-    wa = W[c * p:(c + 1) * p]
-    wb = W[(c + 1) * p:(c + 2) * p]
-    s0 = s1 = s2 = s3 = 0.0
-    u0 = u1 = u2 = u3 = 0.0
-    for k in range(p):
-        a0 = x0[k]
-        a1 = x1[k]
-        a2 = x2[k]
-        a3 = x3[k]
-        w = wa[k]
-        s0 += w * a0
-        s1 += w * a1
-        s2 += w * a2
-        s3 += w * a3
-        w = wb[k]
-        u0 += w * a0
-        u1 += w * a1
-        u2 += w * a2
-        u3 += w * a3
-    r = col + c
-    K[t, r] = s0
-    K[t + 1, r] = s1
-    K[t + 2, r] = s2
-    K[t + 3, r] = s3
-    K[t, r + 1] = u0
-    K[t + 1, r + 1] = u1
-    K[t + 2, r + 1] = u2
-    K[t + 3, r + 1] = u3
 
 
 # Long rows, eight samples at a time (``_dots8``): each pass over k serves
@@ -337,31 +260,19 @@ def _dots8(X, idx, start, A, B, R, p, C, K, t):
         x6 = r6[k0:k0 + n]
         x7 = r7[k0:k0 + n]
         first = k0 == 0
-        _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, A, C, p, k0, n, K, t, 0,
-                    first)
-        if R > C:
-            _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, B, C, p, k0, n, K, t,
-                        C, first)
+        for col in range(0, R, C):  # the rows of A, then those of B
+            _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, A if col == 0 else B,
+                        C, p, k0, n, K, t, col, first)
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _dots_group(x0, x1, x2, x3, W, C, p, K, t, col):
-    """``K[t + i, col + c] = <W_c, x_i>`` for the four rows, all classes."""
-    c = 0
-    while c < C:
-        if _block(C, c) == 3:
-            _dots4x3(x0, x1, x2, x3, W, c, p, K, t, col)
-            c += 3
-        else:
-            _dots4x2(x0, x1, x2, x3, W, c, p, K, t, col)
-            c += 2
 
 
 @njit(cache=True, inline="always")
 def _rowwise_dots(X, idx, start, count, A, B, R, p, C, K):
-    _class_dots_rowwise(X, idx, start, count, A, p, C, K, 0)
+    on_a, on_b = row_offsets(C)
+    _class_dots_rowwise(X, idx, start, count, A, p, C, K, on_a)
     if R > C:
-        _class_dots_rowwise(X, idx, start, count, B, p, C, K, C)
+        _class_dots_rowwise(X, idx, start, count, B, p, C, K, on_b)
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -370,8 +281,9 @@ def batch_class_dots(X, idx, start, count, A, B, R, p, C, K):
     whole batch (``R = C``: A only; ``R = 2C``: A then B)."""
     if p < BLOCK_MIN_P:
         if R <= LANES:
+            no_rows = R - R  # no second point (int64, as row_offsets)
             _class_dots_lanes(X, idx, start, count, A, B, R, p, C, K, A, B,
-                              0, K)
+                              no_rows, K)
         else:
             _rowwise_dots(X, idx, start, count, A, B, R, p, C, K)
         return
@@ -379,16 +291,7 @@ def batch_class_dots(X, idx, start, count, A, B, R, p, C, K):
     while t + 8 <= count:
         _dots8(X, idx, start, A, B, R, p, C, K, t)
         t += 8
-    while t + 4 <= count:  # then four, then one at a time
-        x0 = X[idx[start + t]]
-        x1 = X[idx[start + t + 1]]
-        x2 = X[idx[start + t + 2]]
-        x3 = X[idx[start + t + 3]]
-        _dots_group(x0, x1, x2, x3, A, C, p, K, t, 0)
-        if R > C:
-            _dots_group(x0, x1, x2, x3, B, C, p, K, t, C)
-        t += 4
-    if t < count:  # the last 1-3 samples
+    if t < count:  # the last 1-7 samples
         _rowwise_dots(X, idx, start + t, count - t, A, B, R, p, C, K[t:])
 
 
@@ -414,69 +317,10 @@ def batch_class_dots2(X, idx, start, count, A, B, A2, B2, R, p, C, K, K2):
         batch_class_dots(X, idx, start, count, A2, B2, R, p, C, K2)
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _outer4x3(x0, x1, x2, x3, K, s, O, c, p, k0, n, t, col):
-    r = col + c
-    a0 = s * K[t, r]
-    a1 = s * K[t + 1, r]
-    a2 = s * K[t + 2, r]
-    a3 = s * K[t + 3, r]
-    b0 = s * K[t, r + 1]
-    b1 = s * K[t + 1, r + 1]
-    b2 = s * K[t + 2, r + 1]
-    b3 = s * K[t + 3, r + 1]
-    c0 = s * K[t, r + 2]
-    c1 = s * K[t + 1, r + 2]
-    c2 = s * K[t + 2, r + 2]
-    c3 = s * K[t + 3, r + 2]
-    oa = O[c * p + k0:c * p + k0 + n]
-    ob = O[(c + 1) * p + k0:(c + 1) * p + k0 + n]
-    oc = O[(c + 2) * p + k0:(c + 2) * p + k0 + n]
-    for k in range(n):
-        u0 = x0[k]
-        u1 = x1[k]
-        u2 = x2[k]
-        u3 = x3[k]
-        oa[k] += a0 * u0 + a1 * u1 + a2 * u2 + a3 * u3
-        ob[k] += b0 * u0 + b1 * u1 + b2 * u2 + b3 * u3
-        oc[k] += c0 * u0 + c1 * u1 + c2 * u2 + c3 * u3
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _outer4x2(x0, x1, x2, x3, K, s, O, c, p, k0, n, t, col):
-    r = col + c
-    a0 = s * K[t, r]
-    a1 = s * K[t + 1, r]
-    a2 = s * K[t + 2, r]
-    a3 = s * K[t + 3, r]
-    b0 = s * K[t, r + 1]
-    b1 = s * K[t + 1, r + 1]
-    b2 = s * K[t + 2, r + 1]
-    b3 = s * K[t + 3, r + 1]
-    oa = O[c * p + k0:c * p + k0 + n]
-    ob = O[(c + 1) * p + k0:(c + 1) * p + k0 + n]
-    for k in range(n):
-        u0 = x0[k]
-        u1 = x1[k]
-        u2 = x2[k]
-        u3 = x3[k]
-        oa[k] += a0 * u0 + a1 * u1 + a2 * u2 + a3 * u3
-        ob[k] += b0 * u0 + b1 * u1 + b2 * u2 + b3 * u3
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _outer_group(x0, x1, x2, x3, K, s, O, C, p, k0, n, t, col):
-    """``O_c += s sum_i K[t + i, col + c] x_i`` on the features ``[k0, k0 +
-    n)`` (``x_i`` is that chunk of row i) for the four rows, all
-    classes."""
-    c = 0
-    while c < C:
-        if _block(C, c) == 3:
-            _outer4x3(x0, x1, x2, x3, K, s, O, c, p, k0, n, t, col)
-            c += 3
-        else:
-            _outer4x2(x0, x1, x2, x3, K, s, O, c, p, k0, n, t, col)
-            c += 2
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
@@ -574,88 +418,47 @@ def _outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
         x5 = r5[k0:k0 + n]
         x6 = r6[k0:k0 + n]
         x7 = r7[k0:k0 + n]
-        _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K1, s1, O1, C, p, k0, n,
-                     t, off1)
-        if two:
-            _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K2, s2, O2, C, p, k0,
-                         n, t, off2)
+        for g in range(2 if two else 1):  # O1, then O2
+            _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K1 if g == 0 else K2,
+                         s1 if g == 0 else s2, O1 if g == 0 else O2, C, p,
+                         k0, n, t, off1 if g == 0 else off2)
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _outer_chunks(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2,
-                  O2, two):
-    """``_outer_group`` of the four samples ``idx[start + t + i]`` into O1
-    (and O2 when ``two``), chunk by chunk of the features (as ``_dots8``):
-    the rows' chunk stays in L1 across the class rows of both outputs
-    (the last 4-7 samples of a batch; every output number is the same sum
-    as without chunks)."""
-    r0 = X[idx[start + t]]
-    r1 = X[idx[start + t + 1]]
-    r2 = X[idx[start + t + 2]]
-    r3 = X[idx[start + t + 3]]
-    nch = (p + CHUNK_P - 1) // CHUNK_P
-    ch = ((p + nch - 1) // nch + 7) // 8 * 8
-    for k0 in range(0, p, ch):
-        n = min(ch, p - k0)
-        x0 = r0[k0:k0 + n]
-        x1 = r1[k0:k0 + n]
-        x2 = r2[k0:k0 + n]
-        x3 = r3[k0:k0 + n]
-        _outer_group(x0, x1, x2, x3, K1, s1, O1, C, p, k0, n, t, off1)
-        if two:
-            _outer_group(x0, x1, x2, x3, K2, s2, O2, C, p, k0, n, t, off2)
 
 
 @njit(cache=True, fastmath=_FAST)
-def batch_add_outer(X, idx, start, count, R, p, C, K1, s1, O1, K2, s2, O2):
+def batch_add_outer(X, idx, start, count, R, p, C, K1, off1, s1, O1, K2,
+                    off2, s2, O2):
     """Add ``sum_t coef(t, r) X[idx[start + t]]`` to row r of ``[O1; O2]``
-    for r < R, with ``coef(t, r) = s1 K1[t, r]`` (r < C) or ``s2 K2[t, r]``
-    (r >= C)."""
+    for r < R, with ``coef(t, r) = s1 K1[t, off1 + r]`` (r < C) or ``s2
+    K2[t, off2 + r - C]`` (r >= C)."""
+    two = R > C
+    s2 = s2 if two else 0.0
     if p < BLOCK_MIN_P:
         if R <= LANES:
-            _add_outer_lanes(X, idx, start, count, p, C, K1, 0, s1, O1, K2,
-                             C, s2 if R > C else 0.0, O2)
+            _add_outer_lanes(X, idx, start, count, p, C, K1, off1, s1, O1,
+                             K2, off2, s2, O2)
         else:
-            _add_outer_rowwise(X, idx, start, count, p, C, K1, 0, s1, O1,
-                               K2, C, s2 if R > C else 0.0, O2)
+            _add_outer_rowwise(X, idx, start, count, p, C, K1, off1, s1, O1,
+                               K2, off2, s2, O2)
         return
     t = 0
     while t + 8 <= count:
-        _outer8(X, idx, start, t, p, C, K1, 0, s1, O1, K2, C, s2, O2, R > C)
+        _outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
+                two)
         t += 8
-    while t + 4 <= count:  # then four, then one at a time
-        _outer_chunks(X, idx, start, t, p, C, K1, 0, s1, O1, K2, C, s2, O2,
-                      R > C)
-        t += 4
-    if t < count:  # the last 1-3 samples
-        _add_outer_rowwise(X, idx, start + t, count - t, p, C, K1[t:], 0,
-                           s1, O1, K2[t:], C, s2 if R > C else 0.0, O2)
+    if t < count:  # the last 1-7 samples
+        _add_outer_rowwise(X, idx, start + t, count - t, p, C, K1[t:], off1,
+                           s1, O1, K2[t:], off2, s2, O2)
 
 
-@njit(cache=True, fastmath=_FAST)
+@njit(cache=True)
 def batch_add_outer_one(X, idx, start, count, p, C, K, off, s, O):
     """``O_c += s sum_t K[t, off + c] X[idx[start + t]]`` for c < C: one
-    group of class rows (the same operations as that group of
-    ``batch_add_outer``), for a pass that needs one output only."""
-    if p < BLOCK_MIN_P:
-        if C <= LANES:
-            _add_outer_lanes(X, idx, start, count, p, C, K, off, s, O, K, 0,
-                             0.0, O)
-        else:
-            _add_outer_rowwise(X, idx, start, count, p, C, K, off, s, O, K,
-                               0, 0.0, O)
-        return
-    t = 0
-    while t + 8 <= count:
-        _outer8(X, idx, start, t, p, C, K, off, s, O, K, off, s, O, False)
-        t += 8
-    while t + 4 <= count:  # then four, then one at a time
-        _outer_chunks(X, idx, start, t, p, C, K, off, s, O, K, off, s, O,
-                      False)
-        t += 4
-    if t < count:  # the last 1-3 samples
-        _add_outer_rowwise(X, idx, start + t, count - t, p, C, K[t:], off,
-                           s, O, K[t:], 0, 0.0, O)
+    group of class rows, for a pass that needs one output only
+    (``batch_add_outer`` with R = C)."""
+    batch_add_outer(X, idx, start, count, C, p, C, K, off, s, O, K, off,
+                    0.0, O)
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -670,6 +473,14 @@ def batch_add_outer_pair(X, idx, start, count, p, C, K1, off1, s, O1, K2,
     else:
         batch_add_outer_one(X, idx, start, count, p, C, K1, off1, s, O1)
         batch_add_outer_one(X, idx, start, count, p, C, K2, off2, s, O2)
+
+
+@njit(cache=True, inline="always")
+def row_offsets(C):
+    """(0, C): the columns where a coefficient row's y and z groups start,
+    both typed int64 (a literal 0 would compile a second specialisation of
+    every kernel it is passed to)."""
+    return C - C, C
 
 
 @njit(cache=True)

@@ -13,8 +13,10 @@ import math
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
+
+from ..numba_cache import njit
 
 
 # --------------------------------------------------------------------------
