@@ -2,20 +2,22 @@
 
     python -m tools.compile_times [--entry core|baselines|metrics|all]
         [--task quadratic|logreg|multilogreg|datacleaning|all]
-        [--dtype float64|float32] [--top 25]
+        [--algorithm stocBiO|AmIGO|...|every] [--dtype float64|float32]
+        [--top 25]
 
 Each (entry, task) compiles in a fresh process with an empty
 ``NUMBA_CACHE_DIR`` (nothing is read from or written to the benchmark's
 cache) while numba's compile events are recorded.  Printed per compiled
 function: its own time (``self``: numba's typing and lowering of that
-function and LLVM's optimisation of it, without the functions it calls and
-compiles on the way), the time including them (``total``), and how many
-specialisations it got; then the sum by module.  ``core`` is what a
-single-loop solver compiles for one task (``solver_base.compile_core``),
-``baselines`` what the first baseline solver adds
-(``solver_base.compile_baselines``, one entry for every task: ``--task``
-only names the core compiled before it), ``metrics`` the exact metrics' kernels
-(``exact_kernels.warm_up``, multiclass tasks).
+function and LLVM's optimisation of it and of the callees it links in,
+without the functions it compiles on the way), the time including them
+(``total``), and how many specialisations it got; then the sum by module.
+``core`` is what a single-loop solver compiles for one task
+(``solver_base.compile_core``), ``baselines`` what a baseline solver
+adds after it (``solver_base.compile_baselines``: its family's loop on
+the task, ``--algorithm`` naming one algorithm of the family; ``every``,
+the default, compiles all five families), ``metrics`` the exact metrics'
+kernels (``exact_kernels.warm_up``, multiclass tasks).
 """
 import argparse
 import json

@@ -65,7 +65,7 @@ def step_batch(stream, lv, b, blocks, q, n_steps, w):
     return ids
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline="always")
 def grad_y_g(model, levels, stream, ids, b, x, y, out, w):
     """``out = grad_y g_J(x, y)`` (data mean + grad_y R); no vector in the
     z slot, so the kernels skip the z coefficients."""
@@ -77,7 +77,7 @@ def grad_y_g(model, levels, stream, ids, b, x, y, out, w):
         out[k] += w.ry[k]
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline="always")
 def hvp(model, levels, stream, ids, b, x, y, v, out, w):
     """``out = H_J(x, y) v`` (data mean + hess_yy R v)."""
     out[:] = 0.0
@@ -88,7 +88,7 @@ def hvp(model, levels, stream, ids, b, x, y, v, out, w):
         out[k] += w.rz[k]
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline="always")
 def ul_pass(model, levels, stream, ids, b, x, y, ux, r, w):
     """One UL call at ``(x, y)``: ``ux = mean_I grad_x F_i`` (data part;
     the UL regularisation comes with ``rx`` in ``phi``) and ``r =
@@ -99,7 +99,7 @@ def ul_pass(model, levels, stream, ids, b, x, y, ux, r, w):
                ux, w.ty, r)
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline="always")
 def phi(model, levels, stream, ids, b, x, y, s, ux, d, gy, with_gy, cross,
         w):
     """B5, one LL call at ``(x, y)`` with ``s`` in the z slot: ``d = ux -
@@ -130,7 +130,7 @@ def phi(model, levels, stream, ids, b, x, y, s, ux, d, gy, with_gy, cross,
 # u_{k-1}, the coefficients of both points from one pass over the rows
 # (``level_mean2``); each output as the one-point block above gives it.
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline="always")
 def hvp2(model, levels, stream, ids, b, x, y, v, out, x2, y2, v2, out2, w):
     """``out = H_J(x, y) v`` and ``out2 = H_J(x2, y2) v2``."""
     out[:] = 0.0
@@ -145,7 +145,7 @@ def hvp2(model, levels, stream, ids, b, x, y, v, out, x2, y2, v2, out2, w):
             o[k] += w.rz[k]
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline="always")
 def ul_pass2(model, levels, stream, ids, b, x, y, ux, r, x2, y2, ux2, r2,
              w):
     """``ul_pass`` at (x, y) into (ux, r) and at (x2, y2) into (ux2,
@@ -158,7 +158,7 @@ def ul_pass2(model, levels, stream, ids, b, x, y, ux, r, x2, y2, ux2, r2,
                 0.0, -1.0, ux, w.ty, r, ux2, w.ty, r2)
 
 
-@njit(cache=True, **NO_REFCOUNT)
+@njit(cache=True, inline="always")
 def phi2(model, levels, stream, ids, b, x, y, s, ux, d, gy, x2, y2, s2, ux2,
          d2, gy2, with_gy, cross, w):
     """``phi`` at (x, y, s) into (d, gy) and at (x2, y2, s2) into (d2,

@@ -260,9 +260,11 @@ def _dots8(X, idx, start, A, B, R, p, C, K, t):
         x6 = r6[k0:k0 + n]
         x7 = r7[k0:k0 + n]
         first = k0 == 0
-        for col in range(0, R, C):  # the rows of A, then those of B
-            _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, A if col == 0 else B,
-                        C, p, k0, n, K, t, col, first)
+        _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, A, C, p, k0, n, K, t, 0,
+                    first)
+        if R > C:
+            _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, B, C, p, k0, n, K, t,
+                        C, first)
 
 
 
@@ -418,10 +420,11 @@ def _outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
         x5 = r5[k0:k0 + n]
         x6 = r6[k0:k0 + n]
         x7 = r7[k0:k0 + n]
-        for g in range(2 if two else 1):  # O1, then O2
-            _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K1 if g == 0 else K2,
-                         s1 if g == 0 else s2, O1 if g == 0 else O2, C, p,
-                         k0, n, t, off1 if g == 0 else off2)
+        _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K1, s1, O1, C, p, k0, n,
+                     t, off1)
+        if two:
+            _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K2, s2, O2, C, p, k0,
+                         n, t, off2)
 
 
 

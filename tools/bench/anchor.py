@@ -154,10 +154,12 @@ def run_ours(solvers, shapes, samplings, settings, batch_size=64,
     this process: {(solver, shape, variant(sampling, dtype)): figures of
     ``timing.steady_state``}."""
     from benchmark_utils.data.storage import features_as
-    from .shapes import problem_config, problem_of, shape_data, warm_core
+    from .shapes import (is_baseline, problem_config, problem_of,
+                         shape_data, warm_core)
     from .timing import steady_state
     for dtype in dtypes:
-        warm_core(baselines=True, dtype=dtype)
+        warm_core(baselines=[s for s in solvers if is_baseline(s)],
+                  dtype=dtype)
     out = {}
     for shape, dtype in [(s, d) for s in shapes for d in dtypes]:
         data = features_as(shape_data(shape), dtype)

@@ -98,7 +98,7 @@ def main(argv=None):
     if "quadratic" in shapes and not metric_only:
         quadratic_section(args, settings, info, out)
     else:
-        warm_core(baselines=bool(args.baselines) and not metric_only,
+        warm_core(baselines=() if metric_only else args.baselines,
                   dtype=args.dtype)
         if not (args.skip_compile or metric_only):  # problem-independent
             compile_section(args, settings, out)
@@ -176,7 +176,7 @@ def quadratic_section(args, settings, info, out):
     """Parts 1 to 4 on the Simulated quadratic problem, into ``out``."""
     data = quadratic_data(args.dim, args.n)
     problem = problem_of(data)
-    warm_core(baselines=bool(args.baselines))
+    warm_core(baselines=args.baselines)
     out["steady"], out["non_full"], ratios = steady_part(problem, args,
                                                          settings)
     if ratios:

@@ -198,6 +198,7 @@ def child_memory(name, path, batch_size, n_iter, step_size=STEP_SIZE):
     baselines' entry, ``solver_base.compile_baselines``), before its own
     ``PnPBORun`` (``BaselineRun``) on the problem.
     """
+    from benchmark_utils.baselines import SOLVERS
     from benchmark_utils.solver_base import compile_baselines, compile_core
     from .shapes import is_baseline, make_run, problem_config, problem_of
     problem = problem_of(load_data(path))
@@ -205,8 +206,11 @@ def child_memory(name, path, batch_size, n_iter, step_size=STEP_SIZE):
                   rss_build_mib=current_rss_mib())
     if name is not None:
         # a baseline loads the baselines' entry instead of the core's
-        (compile_baselines if is_baseline(name) else compile_core)(
-            problem.Xg.dtype.type, problem.task)
+        if is_baseline(name):
+            compile_baselines(problem.Xg.dtype.type, problem.task,
+                              SOLVERS[name]["algorithm"])
+        else:
+            compile_core(problem.Xg.dtype.type, problem.task)
         result["rss_loaded_mib"] = current_rss_mib()
         run = make_run(problem, problem_config(problem, name, batch_size,
                                                step_size=step_size))

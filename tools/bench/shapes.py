@@ -180,13 +180,17 @@ def make_run(problem, config, seed=0):
     return Run(problem, config, *starting_point(problem, seed), seed)
 
 
-def warm_core(baselines=False, dtype="float64", task="quadratic"):
+def warm_core(baselines=(), dtype="float64", task="quadratic"):
     """Compile the core for ``task`` or load it from numba's cache, as a
     solver's warm-up does (``solver_base.compile_core``), for features of
-    ``dtype``; with ``baselines``, also the baselines' entry
-    (``solver_base.compile_baselines``)."""
-    from benchmark_utils.solver_base import compile_core
+    ``dtype``; also the loops of the baseline solvers named in
+    ``baselines`` (benchopt names; ``True``: every family), as their
+    warm-up does (``solver_base.compile_baselines``)."""
+    from benchmark_utils.solver_base import compile_baselines, compile_core
     compile_core(dtype, task)
-    if baselines:
-        from benchmark_utils.solver_base import compile_baselines
+    if baselines is True:
         compile_baselines(dtype, task)
+        return
+    from benchmark_utils.baselines import SOLVERS
+    for name in baselines or ():
+        compile_baselines(dtype, task, SOLVERS[name]["algorithm"])
