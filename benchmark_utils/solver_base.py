@@ -279,6 +279,9 @@ def compile_baselines(dtype=np.float64, task="quadratic", algorithm=None):
     differences are run-time codes).  True if something was compiled."""
     from .baselines import ALGORITHMS, BaselineConfig, BaselineRun
     dtype = np.dtype(dtype).type
+    if algorithm is not None and algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {list(ALGORITHMS)}, "
+                         f"got {algorithm!r}")
     names = list(ALGORITHMS) if algorithm is None else [algorithm]
     todo = {}  # family code -> one algorithm of it
     for name in names:
@@ -311,7 +314,8 @@ class BaselineSolver(PnPBOSolver):
 
     @classmethod
     def compile(cls, dtype=np.float64, task="quadratic"):
-        compile_baselines(dtype, task, cls.algorithm)
+        from .baselines import SOLVERS
+        compile_baselines(dtype, task, SOLVERS[cls.algorithm]["algorithm"])
 
     _sizes = (None, None)  # (n, m) of the problem, once it is known
 

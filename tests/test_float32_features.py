@@ -351,3 +351,8 @@ def test_mnist_dataset_stores_float32_features(tmp_path, monkeypatch):
     o64 = objective_on(features_as(d32, "float64"))
     x, y, z = iterate(o32.problem, 0)
     assert o32.evaluate_result(x, y, z, 0) == o64.evaluate_result(x, y, z, 0)
+
+
+def test_compile_baselines_names_the_allowed_algorithms():
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        solver_base.compile_baselines(np.float64, "quadratic", "StocBiO")
