@@ -33,7 +33,7 @@ MIXTURE_NAMES = ("mix-saga-page-zerosarah-ma", "mix-schedules")
 # task with one family, rather than every (family, task) pair, which would
 # compile 16 baseline loops more for float32 features.
 BASELINE_CASES = {"quadratic": ("StocBiO", "VRBO"), "logreg": ("MRBO", "FSLA"),
-                  "multilogreg": ("F2SA",), "datacleaning": ("AmIGO",)}
+                  "multilogreg": ("F2SA",), "datacleaning": ("F2SA",)}
 BASELINE_NAMES = tuple(n for names in BASELINE_CASES.values() for n in names)
 SAMPLINGS = ("uniform", "blocks")
 CHUNKS = (11, 19)  # 30 iterations in two uneven chunks
