@@ -25,6 +25,8 @@ module globals), and the sources are read once, when the package is
 imported (:func:`prepare`), so that a file edited during a run cannot give
 the old compiled code a new key.  A key that a new one replaces (same
 function and signature, other sources) is removed with its data file.
+Processes that compile at once (``pytest -n 2``, parallel benchopt runs)
+save under a lock per function, so that their entries never collide.
 
 Use the package's ``njit`` (below) for every cached function: it is
 numba's, with this cache.
@@ -38,7 +40,9 @@ install with a read-only home) numba would refuse to import the package
 temporary directory, with a warning saying how to choose another
 (:func:`ensure_location`).
 """
+import contextlib
 import hashlib
+import itertools
 import os
 import re
 import tempfile
@@ -242,6 +246,28 @@ def compiled_sources(package=None):
     return sorted(out)
 
 
+@contextlib.contextmanager
+def _locked(path):
+    """An exclusive lock on ``path + ".lock"`` while the block runs.
+
+    numba picks a new data file's name from the index it has just read:
+    two processes saving two signatures of one function at once (``pytest
+    -n 2``, a dask cluster's workers) could pick the same name, and one
+    index would then point at the other's code.  Without ``fcntl``
+    (Windows) the block runs unlocked, as numba's own cache does."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(f"{path}.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _cache_classes():
     """numba's function cache, keyed also by the dependency digest, and
     its index file, which drops the keys a new key replaces."""
@@ -249,17 +275,24 @@ def _cache_classes():
 
     class PrunedIndex(IndexDataCacheFile):
         def save(self, key, data):
-            overloads = self._load_index()
-            stale = [k for k in overloads
-                     if k != key and k[:3] == key[:3]]
-            if stale:
-                for k in stale:
+            with _locked(self._index_path):
+                overloads = self._load_index()
+                for k in [k for k in overloads
+                          if k != key and k[:3] == key[:3]]:
                     try:
                         os.unlink(self._data_path(overloads.pop(k)))
                     except OSError:
                         pass
+                name = overloads.get(key)
+                if name is None:
+                    used = set(overloads.values())
+                    name = next(n for n in map(self._data_name,
+                                               itertools.count(1))
+                                if n not in used)
+                    overloads[key] = name
+                # the data first: a reader that finds the key finds it
+                self._save_data(name, data)
                 self._save_index(overloads)
-            super().save(key, data)
 
     class DependencyCache(FunctionCache):
         def __init__(self, py_func):

@@ -9,8 +9,8 @@ from benchmark_utils.core import baseline_loop, oracles, single_loop
 from benchmark_utils.core.jit import NO_REFCOUNT, copy_into
 
 # Every function a loop calls per iteration with records of arrays.
-LOOPS = [single_loop.single_loop, baseline_loop.baseline_loop,
-         oracles.level_mean, oracles.reg_at, oracles.grad_x_g]
+LOOPS = [single_loop.single_loop, oracles.level_mean, oracles.reg_at,
+         oracles.grad_x_g]
 
 
 def test_numba_has_the_switch():
@@ -22,6 +22,18 @@ def test_numba_has_the_switch():
 @pytest.mark.parametrize("fn", LOOPS, ids=lambda f: f.__name__)
 def test_loops_compile_without_refcounts(fn):
     assert fn.targetoptions.get("_nrt") is False
+
+
+def test_the_baseline_family_loop_compiles_without_refcounts():
+    """``family_loop`` is an overload (the family chosen by its marker's
+    type): its implementation is compiled with the options it declares."""
+    from numba.core.registry import cpu_target
+    typing = cpu_target.typing_context
+    typing.refresh()  # overloads are registered on first use
+    fnty = typing.resolve_value_type(
+        baseline_loop.family_loop)
+    (template,) = fnty.templates
+    assert template._jit_options.get("_nrt") is False
 
 
 def _allocates(n):

@@ -5,7 +5,7 @@ iteration whose iterate is not finite).
 
 The family reaches the loop as its marker (``BConfig.family``), the one
 member of an ``IntEnum`` of its own, as the task does (``problems``): its
-numba type names the family, and ``family_iteration`` inlines that family's
+numba type names the family, and ``family_loop`` compiles that family's
 iteration only.  A baseline run compiles its own family on its own task
 (about a fifth of the loop every family would make), and numba caches each
 (family, task) on its own.
@@ -69,21 +69,32 @@ def family_marker(code):
     return FAMILY_MARKERS[int(code)]
 
 
-def family_iteration(family, model, levels, it, w, cfg, stream, k):
-    """One outer iteration k of ``family`` (a marker) in place."""
-    raise TypeError("family_iteration runs in compiled code only")
+def family_loop(family, model, levels, it, w, cfg, stream, n_iter):
+    """Run ``n_iter`` outer iterations of ``family`` (a marker) in place
+    on the records."""
+    raise TypeError("family_loop runs in compiled code only")
 
 
-@overload(family_iteration, inline="always")
-def _family_iteration(family, model, levels, it, w, cfg, stream, k):
+@overload(family_loop, jit_options=NO_REFCOUNT)
+def _family_loop(family, model, levels, it, w, cfg, stream, n_iter):
+    # A function of its own, not inlined into run_baseline: numba would
+    # type the family's iteration twice (here and again where it is
+    # inlined), which was 40 % of a family's compile (docs/architecture.md).
     cls = getattr(family, "instance_class", None)
     if cls is None:
         raise TypeError(f"the family must be a family marker "
                         f"(baseline_loop.family_marker), got {family}")
     step = ITERATIONS[int(next(iter(cls)))]
 
-    def impl(family, model, levels, it, w, cfg, stream, k):
-        step(model, levels, it, w, cfg, stream, k)
+    def impl(family, model, levels, it, w, cfg, stream, n_iter):
+        counters = stream.counters
+        for _ in range(n_iter):
+            k = counters[K_ITER]
+            step(model, levels, it, w, cfg, stream, k)
+            counters[K_ITER] = k + 1
+            if not _finite(it, w):
+                counters[STATUS] = DIVERGED
+                break
     return impl
 
 
@@ -96,21 +107,8 @@ def _finite(it, w):
     return not bad
 
 
-@njit(cache=True, **NO_REFCOUNT)
-def baseline_loop(model, levels, it, w, cfg, stream, n_iter):
-    """Run ``n_iter`` outer iterations in place on the records."""
-    counters = stream.counters
-    for _ in range(n_iter):
-        k = counters[K_ITER]
-        family_iteration(cfg.family, model, levels, it, w, cfg, stream, k)
-        counters[K_ITER] = k + 1
-        if not _finite(it, w):
-            counters[STATUS] = DIVERGED
-            break
-
-
 @njit(cache=True)
 def run_baseline(model, levels, it, work, cfg, stream, n_iter):
     """Entry point from Python: ``n_iter`` outer iterations of a baseline
     in place (see ``single_loop.run_iterations``)."""
-    baseline_loop(model, levels, it, work, cfg, stream, n_iter)
+    family_loop(cfg.family, model, levels, it, work, cfg, stream, n_iter)
