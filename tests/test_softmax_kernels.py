@@ -117,3 +117,36 @@ def test_batch_add_outer_one_matches_numpy(p):
         batch_add_outer_one(X, idx, 5, count, p, C, K, off, 0.5, O)
         rows = X[idx[5:5 + count]]
         _close(O, O_0 + (0.5 * K[:, off:].T @ rows).ravel(), case)
+
+
+def test_the_eight_sample_kernels_are_never_specialised_on_a_literal():
+    """numba compiles a function once per literal argument: a literal
+    offset or sample index reaching the eight-sample kernels (the first t
+    is the literal 0, callers pass offset 0) compiled them up to four
+    times per task.  Called, as the core calls them, with literal
+    arguments, they take int64 values only.  (Fresh, uncached copies of
+    the products: a cached caller would not type its callees again.)"""
+    from numba import njit, types
+
+    from benchmark_utils.problems import softmax_ce as sc
+    dots = njit(sc.batch_class_dots.py_func)
+    outer = njit(sc.batch_add_outer.py_func)
+
+    @njit
+    def as_the_core_calls(X, idx, A, B, K, O, R, p, C):
+        # sizes as values (they come from the records), the rest literal
+        dots(X, idx, 0, 16, A, B, R, p, C, K)
+        outer(X, idx, 0, 16, R, p, C, K, 0, 1.0, O, K, 3, -1.0, O)
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 131))
+    A, B = rng.standard_normal(3 * 131), rng.standard_normal(3 * 131)
+    K = np.zeros((16, 6))
+    O = np.zeros(6 * 131)
+    as_the_core_calls(X, np.arange(20), A, B, K, O, 6, 131, 3)
+    rows = X[:16]
+    _close(K, rows @ _stack(A, B, 3, 131, 6).T, "dots")
+    for kernel in (sc._dots8_rows, sc._outer8_rows):
+        assert kernel.signatures, kernel
+        for sig in kernel.signatures:
+            assert not any(isinstance(a, types.Literal) for a in sig), sig

@@ -29,6 +29,7 @@ the lanes serves its own samples (features), and ``batch_class_dots2``
 puts two points' rows side by side in the lanes.
 """
 
+from ..core.jit import NO_REFCOUNT
 from ..numba_cache import njit
 from ..prefetch import prefetch_row
 from .scratch import LANES, MAX_C, TILE, WIDE, stack_scratch, wide_scratch
@@ -218,7 +219,7 @@ def _dots8x1(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col,
     _put(K, t + 7, r, s7, first)
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
+@njit(cache=True, fastmath=_FAST, **NO_REFCOUNT)
 def _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, W, C, p, k0, n, K, t, col,
                 first):
     """One chunk ``[k0, k0 + n)`` of ``K[t + i, col + c] = <W_c, x_i>`` for
@@ -239,6 +240,10 @@ def _dots8(X, idx, start, A, B, R, p, C, K, t):
     """``K[t + i, r]`` for the eight samples ``idx[start + t + i]``, r < R,
     chunk by chunk of the features (chunks of equal length, multiples of 8,
     about CHUNK_P)."""
+    # int64 values, never literals: _dots8_rows is compiled once, not once
+    # per literal (the first t is the literal 0)
+    on_a, on_b = row_offsets(C)
+    row = t + on_a
     r0 = X[idx[start + t]]
     r1 = X[idx[start + t + 1]]
     r2 = X[idx[start + t + 2]]
@@ -260,11 +265,11 @@ def _dots8(X, idx, start, A, B, R, p, C, K, t):
         x6 = r6[k0:k0 + n]
         x7 = r7[k0:k0 + n]
         first = k0 == 0
-        _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, A, C, p, k0, n, K, t, 0,
-                    first)
+        _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, A, C, p, k0, n, K, row,
+                    on_a, first)
         if R > C:
-            _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, B, C, p, k0, n, K, t,
-                        C, first)
+            _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, B, C, p, k0, n, K,
+                        row, on_b, first)
 
 
 
@@ -378,7 +383,7 @@ def _outer8x1(x0, x1, x2, x3, x4, x5, x6, x7, K, s, O, c, p, k0, n, t, col):
                   + ((a4 * x4[k] + a5 * x5[k]) + (a6 * x6[k] + a7 * x7[k])))
 
 
-@njit(cache=True, fastmath=_FAST, inline="always")
+@njit(cache=True, fastmath=_FAST, **NO_REFCOUNT)
 def _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K, s, O, C, p, k0, n, t,
                  col):
     """``O_c += s sum_i K[t + i, col + c] x_i`` on the features ``[k0, k0 +
@@ -400,6 +405,11 @@ def _outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
     (and O2 when ``two``), chunk by chunk of the features (as ``_dots8``;
     MNIST, 64 rows in cache, Zen 4: R = 10 26.5 -> 24.7 us, R = 20 50.5 ->
     48.7 against four samples at a time)."""
+    # int64 values, never literals (see _dots8)
+    zero = row_offsets(C)[0]
+    row = t + zero
+    col1 = off1 + zero
+    col2 = off2 + zero
     r0 = X[idx[start + t]]
     r1 = X[idx[start + t + 1]]
     r2 = X[idx[start + t + 2]]
@@ -421,10 +431,10 @@ def _outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
         x6 = r6[k0:k0 + n]
         x7 = r7[k0:k0 + n]
         _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K1, s1, O1, C, p, k0, n,
-                     t, off1)
+                     row, col1)
         if two:
             _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K2, s2, O2, C, p, k0,
-                         n, t, off2)
+                         n, row, col2)
 
 
 
