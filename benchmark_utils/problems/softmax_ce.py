@@ -224,7 +224,8 @@ def _dots8_rows(x0, x1, x2, x3, x4, x5, x6, x7, W, C, p, k0, n, K, t, col,
                 first):
     """One chunk ``[k0, k0 + n)`` of ``K[t + i, col + c] = <W_c, x_i>`` for
     the eight rows, all classes (pairs of class rows, the last alone when
-    C is odd)."""
+    C is odd).  Not inlined: the rows of A and of B call one compiled copy
+    (``t`` and ``col`` arrive as int64 values, see ``_dots8``)."""
     c = 0
     while c + 2 <= C:
         _dots8x2(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col,
@@ -387,7 +388,8 @@ def _outer8x1(x0, x1, x2, x3, x4, x5, x6, x7, K, s, O, c, p, k0, n, t, col):
 def _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K, s, O, C, p, k0, n, t,
                  col):
     """``O_c += s sum_i K[t + i, col + c] x_i`` on the features ``[k0, k0 +
-    n)`` for the eight rows, all classes (pairs, the last alone)."""
+    n)`` for the eight rows, all classes (pairs, the last alone).  Not
+    inlined, one compiled copy (as ``_dots8_rows``)."""
     c = 0
     while c + 2 <= C:
         _outer8x2(x0, x1, x2, x3, x4, x5, x6, x7, K, s, O, c, p, k0, n, t,
