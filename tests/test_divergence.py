@@ -13,9 +13,9 @@ from benchmark_utils.metrics import evaluate, make_metrics
 from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
 from benchmark_utils.presets import PRESETS
 from bench_helpers import ROOT
+from conftest import problem_of, start_point
 
 SMALL_SIM = "Simulated[n=200,m=300,dim_x=5,dim_y=10]"
-from conftest import problem_of, start_point
 
 
 def test_engine_stops_at_the_first_non_finite_iterate(small_data):

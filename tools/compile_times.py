@@ -149,7 +149,7 @@ def main(argv=None):
     for entry in entries:
         for task in (tasks if entry != "metrics" else ("multiclass",)):
             wall, import_s, table = profile(entry, task, args.dtype,
-                                          args.algorithm)
+                                            args.algorithm)
             print(report(entry, task, wall, import_s, table, args.top),
                   flush=True)
     print(f"\n{time.perf_counter() - start:.0f} s in all")

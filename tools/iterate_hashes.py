@@ -15,9 +15,9 @@ adds or replaces this machine's, and ``check`` compares with it (and says
 so when this machine has none).  A deliberate change of the rounding of
 one task (a kernel's summation order) is recorded anew on the machine at
 hand; other machines' records then declare that task's cases dropped
-(``dropped``) instead of holding stale fingerprints.  The CPU model alone is not enough: two
-"AMD EPYC" machines of different generations (the first record's and a
-znver5) round the quadratic task differently.
+(``dropped``) instead of holding stale fingerprints.  The CPU model
+alone is not enough: two "AMD EPYC" machines of different generations
+(the first record's and a znver5) round the quadratic task differently.
 """
 import hashlib
 import json

@@ -116,12 +116,6 @@ BLOCK_MIN_P = 128
 assert BLOCK_MIN_P * LANES <= WIDE  # a short-row W^T fits the wide scratch
 
 
-
-
-
-
-
-
 # Long rows, eight samples at a time (``_dots8``): each pass over k serves
 # eight samples and two class rows (16 accumulators), so the first pass
 # over fresh rows has eight of them in flight instead of four, and the
@@ -273,8 +267,6 @@ def _dots8(X, idx, start, A, B, R, p, C, K, t):
                         row, on_b, first)
 
 
-
-
 @njit(cache=True, inline="always")
 def _rowwise_dots(X, idx, start, count, A, B, R, p, C, K):
     on_a, on_b = row_offsets(C)
@@ -323,12 +315,6 @@ def batch_class_dots2(X, idx, start, count, A, B, A2, B2, R, p, C, K, K2):
     else:
         batch_class_dots(X, idx, start, count, A, B, R, p, C, K)
         batch_class_dots(X, idx, start, count, A2, B2, R, p, C, K2)
-
-
-
-
-
-
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
@@ -437,8 +423,6 @@ def _outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
         if two:
             _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K2, s2, O2, C, p, k0,
                          n, row, col2)
-
-
 
 
 @njit(cache=True, fastmath=_FAST)
