@@ -28,9 +28,9 @@ Where the values come from
 - The baselines and SOBA, SABA, SRBA on ``ijcnn1``, ``covtype`` and
   ``mnist``: the public reference benchmark's tuned ``step_size`` and
   ``outer_ratio`` (benchmark_bilevel's ``config/*_best_params.yml``, MNIST
-  at corruption 0.5), which the PnPBO paper reuses
-  (``../shared/BASELINES.md`` §4 for the baselines; SOBA, SABA, SRBA read
-  from the same files; the same numbers as in ``configs/paper_*.yml``).
+  at corruption 0.5), which the PnPBO paper reuses (read from those
+  files at benchmark_bilevel's commit 3ad65dc, for the baselines and for
+  SOBA, SABA, SRBA; the same numbers as in ``configs/paper_*.yml``).
   SRBA's ``period`` there comes from its ``period_frac`` (period =
   period_frac (n + m) / 64), written in the configs, not tunable here.
 """
@@ -127,7 +127,7 @@ TUNED = {
 }
 
 # benchmark_bilevel's tuned (step_size, outer_ratio) for the baselines
-# (BASELINES.md §4; MNIST: corruption 0.5).
+# (its config/*_best_params.yml at 3ad65dc; MNIST: corruption 0.5).
 _REFERENCE = {
     "ijcnn1": {"SOBA": (0.03125, 0.01), "SABA": (0.125, 1.0),
                "SRBA": (0.25, 1.0),

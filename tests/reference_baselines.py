@@ -1,5 +1,5 @@
-"""Plain NumPy transcription of the nine baselines of /work/shared/BASELINES.md
-(§1-§3, §5): stocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA, F2SA.
+"""Plain NumPy transcription of the nine baselines of docs/baselines.md
+(§1-§3): stocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA, F2SA.
 
 Written from the equations, not from the numba core.  Per-sample
 derivatives come from ``reference.QuadraticSamples`` / ``GLMSamples``
@@ -18,7 +18,7 @@ stream (``benchmark_utils.rng``) drawn in the order of the contract:
   batches.
 
 Each class advances one outer iteration per ``step()`` and keeps ``x, y, z``
-(the reported iterates) and ``n_samples`` (§1.3 / §5 counting).  Schedules:
+(the reported iterates) and ``n_samples`` (§1 "Counting").  Schedules:
 ``beta_k = step/(k+1)^e_y``, ``alpha_k = (step/outer_ratio)/(k+1)^e_x``,
 ``eta = gamma = step/z_ratio`` (constant; FSLA's gamma decays with e_z),
 ``a_k = storm_a/(k+1)^e_a``, F2SA's ``beta^w_k = step/(k+1)^e_w`` and
@@ -32,7 +32,7 @@ from reference import GLMSamples, QuadraticSamples, block_of
 
 
 # --------------------------------------------------------------------------
-# Batch oracles (BASELINES.md §1.1)
+# Batch oracles (docs/baselines.md §1)
 # --------------------------------------------------------------------------
 def _sigmoid(u):
     return 1.0 / (1.0 + np.exp(-u))
@@ -232,7 +232,7 @@ class _Reference:
 
 
 # --------------------------------------------------------------------------
-# Inner-loop family: stocBiO, AmIGO, BSA, TTSA (§3.1-§3.4)
+# Inner-loop family: stocBiO, AmIGO, BSA, TTSA (§3)
 # --------------------------------------------------------------------------
 class _InnerLoop(_Reference):
     T_override = None
@@ -282,7 +282,7 @@ class AmIGO(_InnerLoop):
 
 
 # --------------------------------------------------------------------------
-# Momentum family, Jacobi: MRBO, SUSTAIN (§3.5, §3.6)
+# Momentum family, Jacobi: MRBO, SUSTAIN (§3)
 # --------------------------------------------------------------------------
 class _Storm(_Reference):
     def __init__(self, *args):
@@ -328,7 +328,7 @@ class SUSTAIN(_Storm):
 
 
 # --------------------------------------------------------------------------
-# Momentum family, Gauss-Seidel: FSLA (§3.8)
+# Momentum family, Gauss-Seidel: FSLA (§3)
 # --------------------------------------------------------------------------
 class FSLA(_Reference):
     def __init__(self, *args):
@@ -361,7 +361,7 @@ class FSLA(_Reference):
 
 
 # --------------------------------------------------------------------------
-# Restart family: VRBO (§3.7)
+# Restart family: VRBO (§3)
 # --------------------------------------------------------------------------
 class VRBO(_Reference):
     def __init__(self, *args):
@@ -413,7 +413,7 @@ class VRBO(_Reference):
 
 
 # --------------------------------------------------------------------------
-# Penalty family: F2SA (§3.9)
+# Penalty family: F2SA (§3)
 # --------------------------------------------------------------------------
 class F2SA(_Reference):
     def __init__(self, *args):

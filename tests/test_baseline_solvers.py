@@ -1,9 +1,9 @@
 """The nine baseline solvers (StocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO,
 VRBO, FSLA, F2SA) through benchopt's solver API, and their convergence on a
-small Simulated problem (/work/shared/BASELINES.md §5, §8 test 17).
+small Simulated problem (docs/baselines.md §1 for the counts).
 
 * At their defaults each runs ``eval_freq`` outer iterations per callback
-  with the sample count of §5 (exactly, or within the bounds of the drawn
+  with the sample count of §1 (exactly, or within the bounds of the drawn
   HIA truncations for BSA, TTSA and SUSTAIN), under ``uniform`` and
   ``blocks`` sampling; the same seed gives the same bytes.
 * Bad values are refused by ``set_objective`` with a ValueError naming the
@@ -32,7 +32,7 @@ from benchmark_utils.simulated import make_quadratic
 from conftest import problem_of, start_point
 
 NAMES = list(baselines.SOLVERS)
-# Deterministic sample counts (§5); BSA, TTSA, SUSTAIN draw HIA's p
+# Deterministic sample counts (§1); BSA, TTSA, SUSTAIN draw HIA's p
 RANDOM_COUNT = ("BSA", "TTSA", "SUSTAIN")
 N, M = 200, 300  # the solver-API problem: VRBO's default period is 3
 
@@ -66,7 +66,7 @@ def _solve(name, api, allowed=3, seed=0, **params):
 
 
 def _count_bounds(name, K, n, m, b=64, T=10, Q=10, Tz=10, period=None):
-    """(lowest, highest) sample count of K outer iterations (§5); equal
+    """(lowest, highest) sample count of K outer iterations (§1); equal
     for the deterministic ones, HIA's p ranging over {0..Q-1} otherwise."""
     corr = 2 * b + 2 * (1 + Q) * b  # a joint Neumann evaluation pair
     if name in ("StocBiO", "AmIGO"):
@@ -110,7 +110,7 @@ def _assert_counts(name, solver, result, allowed):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_defaults_run_with_the_section5_counts(api, name):
-    """eval_freq x calls outer iterations, each with §5's count (StocBiO,
+    """eval_freq x calls outer iterations, each with §1's count (StocBiO,
     AmIGO 1408; MRBO 1536 (768 at k = 0); VRBO 16 896 + 3 500 per restart,
     every 3 iterations here; FSLA 448 (320); F2SA 2112; BSA, TTSA, SUSTAIN
     between the bounds of p in {0..9}); finite iterates."""
@@ -340,7 +340,7 @@ def test_huge_step_stops_cleanly_as_diverged(api, name, step):
 
 
 # --------------------------------------------------------------------------
-# Convergence on Simulated (§8 test 17): conv_data, n = 300, m = 400,
+# Convergence on Simulated: conv_data, n = 300, m = 400,
 # d_x = 5, d_y = 10 (Hg's eigenvalues in [0.1, 1]); start and run seed 0.
 # --------------------------------------------------------------------------
 N_TOTAL = 700  # n + m: one epoch

@@ -1,16 +1,16 @@
-"""The nine baselines of /work/shared/BASELINES.md (``benchmark_utils.
+"""The nine baselines of docs/baselines.md (``benchmark_utils.
 baselines``) against
 
 * their plain NumPy transcription (tests/reference_baselines.py), iteration
   by iteration on the same generator stream: x, y, z to 1e-12 relative and
-  the exact sample count (§8 tests 14, 16), on the quadratic and the
+  the exact sample count (docs/baselines.md §6), on the quadratic and the
   logistic tasks, under ``uniform`` and ``blocks`` sampling;
-* the exact identities of §8 on a full-batch quadratic (batch = n = m, so
+* the exact identities of §6 on a full-batch quadratic (batch = n = m, so
   every batch is the whole level in some order): the blocks B1-B4 in closed
   form (tests 1-4), HIA's truncation distribution (test 4, bug 1), the sign
   (6), exact hypergradient descent (7), MRBO/SUSTAIN/VRBO/FSLA/TTSA equal to
   their deterministic schemes (8-12), F2SA's O(1/lambda) bias (13);
-* the §5 count formulas (14) and bitwise reproducibility across chunkings
+* the count formulas of §1 and bitwise reproducibility across chunkings
   and seeds (15).
 """
 import numpy as np
@@ -82,7 +82,7 @@ def _compare(data, params, n_iter, seed=7):
 
 
 # --------------------------------------------------------------------------
-# Transcription agreement (§8 tests 14, 16)
+# Transcription agreement (docs/baselines.md §6)
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_matches_transcription_quadratic(small_data, algorithm):
@@ -120,7 +120,7 @@ def test_matches_transcription_blocks_logreg(algorithm):
 
 
 def test_transcription_counts_follow_section5(small_data):
-    """§5's per-iteration formulas against the transcription's counts
+    """§1's per-iteration counts against the transcription's counts
     (b = 8, T = Q = T_z = 3; p from the drawn truncations)."""
     b, T, Q, Tz, n, m = 8, 3, 3, 3, 40, 50
     K = 7
@@ -151,7 +151,7 @@ def test_transcription_counts_follow_section5(small_data):
 
 
 # --------------------------------------------------------------------------
-# Full-batch identities on the quadratic (§8)
+# Full-batch identities on the quadratic (docs/baselines.md §6)
 # --------------------------------------------------------------------------
 NB = 30          # n = m = batch: every batch is the whole level
 
@@ -511,7 +511,7 @@ def test_f2sa_penalty_bias_is_order_one_over_lambda(eq_data, exact):
 
 
 # --------------------------------------------------------------------------
-# Reproducibility (§8 test 15)
+# Reproducibility (docs/baselines.md §1, "Draws")
 # --------------------------------------------------------------------------
 def _state(run):
     return (run.x.tobytes(), run.y.tobytes(), run.z.tobytes(),

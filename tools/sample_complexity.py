@@ -1,7 +1,7 @@
 """Sample-complexity experiment on Simulated: samples to reach
 ``|grad H(x_k)|^2 <= eps`` as ``N = n + m`` grows.
 
-The PnPBO paper (docs: /work/shared/reference/pnpbo_paper.tex, Table 1)
+The PnPBO paper (Table 1; the reference is in docs/algorithms.md)
 states
 
 * SPABA, SFFBA, MSEBA: O(N + N^{1/2} eps^{-1})  (Theorems thsffba, thmseba),
