@@ -370,12 +370,14 @@ def _outer8x1(x0, x1, x2, x3, x4, x5, x6, x7, K, s, O, c, p, k0, n, t, col):
                   + ((a4 * x4[k] + a5 * x5[k]) + (a6 * x6[k] + a7 * x7[k])))
 
 
-@njit(cache=True, fastmath=_FAST, **NO_REFCOUNT)
+@njit(cache=True, fastmath=_FAST, inline="always")
 def _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K, s, O, C, p, k0, n, t,
                  col):
     """``O_c += s sum_i K[t + i, col + c] x_i`` on the features ``[k0, k0 +
-    n)`` for the eight rows, all classes (pairs, the last alone).  Not
-    inlined, one compiled copy (as ``_dots8_rows``)."""
+    n)`` for the eight rows, all classes (pairs, the last alone).  Inlined
+    (twice in ``_outer8``): as a call, like ``_dots8_rows``, it cost the
+    MNIST iterations more than the compile it saved
+    (docs/architecture.md, "Compile time")."""
     c = 0
     while c + 2 <= C:
         _outer8x2(x0, x1, x2, x3, x4, x5, x6, x7, K, s, O, c, p, k0, n, t,
@@ -393,11 +395,6 @@ def _outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
     (and O2 when ``two``), chunk by chunk of the features (as ``_dots8``;
     MNIST, 64 rows in cache, Zen 4: R = 10 26.5 -> 24.7 us, R = 20 50.5 ->
     48.7 against four samples at a time)."""
-    # int64 values, never literals (see _dots8)
-    zero = row_offsets(C)[0]
-    row = t + zero
-    col1 = off1 + zero
-    col2 = off2 + zero
     r0 = X[idx[start + t]]
     r1 = X[idx[start + t + 1]]
     r2 = X[idx[start + t + 2]]
@@ -419,10 +416,10 @@ def _outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
         x6 = r6[k0:k0 + n]
         x7 = r7[k0:k0 + n]
         _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K1, s1, O1, C, p, k0, n,
-                     row, col1)
+                     t, off1)
         if two:
             _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K2, s2, O2, C, p, k0,
-                         n, row, col2)
+                         n, t, off2)
 
 
 @njit(cache=True, fastmath=_FAST)
