@@ -162,6 +162,30 @@ def fingerprints():
                 key = f"{task}/{name}/{'+'.join(map(str, chunks))}"
                 out[key] = dict(xyz=h.hexdigest(), n_samples=run.n_samples,
                                 iteration=run.iteration)
+        out.update(baseline_fingerprints(task, problem, (x0, y0, z0)))
+    return out
+
+
+def baseline_fingerprints(task, problem, start):
+    """The nine baselines' cases on one task (``baseline/<task>/<name>/
+    <chunking>``): batch 8, T = Q = 3 so that every loop and VRBO's
+    restarts run within the 60 iterations."""
+    from benchmark_utils.baselines import (ALGORITHMS, BaselineConfig,
+                                           BaselineRun)
+    out = {}
+    for name in ALGORITHMS:
+        cfg = BaselineConfig(algorithm=name, batch_size=8, step_size=0.01,
+                             n_inner_steps=3, n_z_steps=3, Q=3, period=7)
+        for chunks in CHUNKINGS:
+            run = BaselineRun(problem, cfg, *start, 17)
+            for c in chunks:
+                run.run(c)
+            h = hashlib.sha256()
+            for v in (run.x, run.y, run.z):
+                h.update(np.ascontiguousarray(v).tobytes())
+            key = f"baseline/{task}/{name}/{'+'.join(map(str, chunks))}"
+            out[key] = dict(xyz=h.hexdigest(), n_samples=run.n_samples,
+                            iteration=run.iteration)
     return out
 
 
