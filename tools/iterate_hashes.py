@@ -154,14 +154,8 @@ def fingerprints():
                                  **fixed})
             for chunks in CHUNKINGS:
                 run = PnPBORun(problem, cfg, x0, y0, z0, 17)
-                for c in chunks:
-                    run.run(c)
-                h = hashlib.sha256()
-                for v in (run.x, run.y, run.z):
-                    h.update(np.ascontiguousarray(v).tobytes())
                 key = f"{task}/{name}/{'+'.join(map(str, chunks))}"
-                out[key] = dict(xyz=h.hexdigest(), n_samples=run.n_samples,
-                                iteration=run.iteration)
+                out[key] = fingerprint(run, chunks)
         out.update(baseline_fingerprints(task, problem, (x0, y0, z0)))
     return out
 
@@ -178,15 +172,21 @@ def baseline_fingerprints(task, problem, start):
                              n_inner_steps=3, n_z_steps=3, Q=3, period=7)
         for chunks in CHUNKINGS:
             run = BaselineRun(problem, cfg, *start, 17)
-            for c in chunks:
-                run.run(c)
-            h = hashlib.sha256()
-            for v in (run.x, run.y, run.z):
-                h.update(np.ascontiguousarray(v).tobytes())
             key = f"baseline/{task}/{name}/{'+'.join(map(str, chunks))}"
-            out[key] = dict(xyz=h.hexdigest(), n_samples=run.n_samples,
-                            iteration=run.iteration)
+            out[key] = fingerprint(run, chunks)
     return out
+
+
+def fingerprint(run, chunks):
+    """Run ``run`` in ``chunks`` of iterations; the SHA-256 of its x, y, z
+    bytes, its sample count and its iteration count."""
+    for c in chunks:
+        run.run(c)
+    h = hashlib.sha256()
+    for v in (run.x, run.y, run.z):
+        h.update(np.ascontiguousarray(v).tobytes())
+    return dict(xyz=h.hexdigest(), n_samples=run.n_samples,
+                iteration=run.iteration)
 
 
 def main(argv=None):
