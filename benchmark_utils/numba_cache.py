@@ -42,7 +42,6 @@ temporary directory, with a warning saying how to choose another
 """
 import contextlib
 import hashlib
-import itertools
 import os
 import re
 import tempfile
@@ -277,22 +276,16 @@ def _cache_classes():
         def save(self, key, data):
             with _locked(self._index_path):
                 overloads = self._load_index()
-                for k in [k for k in overloads
-                          if k != key and k[:3] == key[:3]]:
-                    try:
-                        os.unlink(self._data_path(overloads.pop(k)))
-                    except OSError:
-                        pass
-                name = overloads.get(key)
-                if name is None:
-                    used = set(overloads.values())
-                    name = next(n for n in map(self._data_name,
-                                               itertools.count(1))
-                                if n not in used)
-                    overloads[key] = name
-                # the data first: a reader that finds the key finds it
-                self._save_data(name, data)
-                self._save_index(overloads)
+                stale = [k for k in overloads
+                         if k != key and k[:3] == key[:3]]
+                if stale:
+                    for k in stale:
+                        try:
+                            os.unlink(self._data_path(overloads.pop(k)))
+                        except OSError:
+                            pass
+                    self._save_index(overloads)
+                super().save(key, data)
 
     class DependencyCache(FunctionCache):
         def __init__(self, py_func):
