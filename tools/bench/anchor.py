@@ -8,20 +8,24 @@ Run from the repository root::
         [--json PATH]
 
 The reference is benchopt/benchmark_bilevel at commit 3ad65dc (JAX,
-float32), prepared by ``/work/shared/anchor/setup.sh`` in ``$ANCHOR_DIR``
-(default ``~/.cache/bilevel-anchor``: the checkout ``bb_jax`` and the venv
-``venv-jax``).  Its code is run and measured, never imported here.
+float32).  It is reached through a *harness*, a directory kept outside this
+repository and given by ``--harness PATH`` or the environment variable
+``ANCHOR_HARNESS`` (one of the two is required unless ``--no-reference``):
+its ``setup.sh`` prepares the reference in ``$ANCHOR_DIR`` (default
+``~/.cache/bilevel-anchor``: the checkout ``bb_jax`` and the venv
+``venv-jax``), its ``measure.sh`` times it (docs/performance.md, "The
+reference benchmark").  Its code is run and measured, never imported here.
 
 Each round runs, one after the other (the machine's speed drifts by tens of
 percent over minutes: only figures of the same round are compared):
 
 a. the reference: ``measure.sh SOLVERS DATASETS`` of the harness folder
-   (``--harness``, env ``ANCHOR_HARNESS``, default ``/work/shared/anchor``)
-   on the datasets ijcnn1-shape, covtype-shape, mnist-datacleaning-shape
-   (seeded synthetic data of the real sizes), batch 64 and the solvers'
-   defaults (T = Q = 10), one fresh process per cell; its steady-state time
-   per outer iteration (``iter_us`` of ``anchor_driver.py``: the slope
-   between two ``eval_freq`` values, the per-epoch overhead removed).  The
+   (``--harness``, env ``ANCHOR_HARNESS``) on the datasets ijcnn1-shape,
+   covtype-shape, mnist-datacleaning-shape (seeded synthetic data of the
+   real sizes), batch 64 and the solvers' defaults (T = Q = 10), one fresh
+   process per cell; its steady-state time per outer iteration
+   (``iter_us`` of ``anchor_driver.py``: the slope between two
+   ``eval_freq`` values, the per-epoch overhead removed).  The
    round's JSON lines go to a fresh file (``run_matrix.py`` skips cells
    already in its output file), kept under ``--keep-raw DIR`` if given;
 b. ours, in this process: the same solvers on the bench's shapes
@@ -40,7 +44,8 @@ average is printed before each phase (another job on the 2 cores skews
 both sides).  Solver names are the benchopt ones, the same in both
 benchmarks (StocBiO, AmIGO, MRBO, SOBA, ...).
 
-Without the reference set up it stops with a message naming
+Without a harness it stops with a message saying what the harness is and
+how to give it; without the reference set up, with a message naming
 ``setup.sh`` and ``ANCHOR_DIR``.  No network is used.
 """
 import argparse
@@ -56,11 +61,22 @@ from pathlib import Path
 from .settings import FULL_SETTINGS, QUICK_SETTINGS, SHAPE_STEP_SIZE
 
 PROG = "python -m tools.bench.anchor"
-DEFAULT_HARNESS = "/work/shared/anchor"
 DEFAULT_SOLVERS = "StocBiO,AmIGO,MRBO"
 # bench shape -> the reference's (harness) dataset
 DATASETS = {"ijcnn1": "ijcnn1-shape", "covtype": "covtype-shape",
             "mnist": "mnist-datacleaning-shape"}
+
+
+NO_HARNESS = (
+    "no harness given.\n"
+    "The harness is a directory, kept outside this repository, that holds "
+    "the reference\nbenchmark (benchopt/benchmark_bilevel at 3ad65dc, JAX, "
+    "float32) as prepared by its\nsetup script: setup.sh (the reference's "
+    "checkout and venv, into $ANCHOR_DIR),\nmeasure.sh (times its solvers), "
+    "run_matrix.py, anchor_driver.py and datasets/\n(seeded data of the "
+    "real shapes); see docs/performance.md, \"The reference benchmark\".\n"
+    "Give it with --harness PATH or the environment variable "
+    "ANCHOR_HARNESS=PATH;\n--no-reference times ours alone.")
 
 
 class NotSetUp(RuntimeError):
@@ -268,9 +284,10 @@ def parse_args(argv=None):
                         f"{','.join(DATASETS)} (default: all three)")
     parser.add_argument("--versus", default="",
                         help="OURS=REF,...: time our solver OURS against the "
-                        "reference's REF (e.g. MA-SOBA=SOBA,SFFBA=SABA: the "
-                        "issue's comparisons of solvers the reference does "
-                        "not have); OURS is added to --solvers")
+                        "reference's REF (e.g. MA-SOBA=SOBA,SFFBA=SABA: a "
+                        "solver the reference does not have, against the "
+                        "reference's nearest one); OURS is added to "
+                        "--solvers")
     parser.add_argument("--rounds", type=int, default=2,
                         help="rounds of (reference, ours) (default: 2)")
     parser.add_argument("--samplings", default="blocks,uniform",
@@ -282,10 +299,12 @@ def parse_args(argv=None):
                         "storage; arithmetic float64 either way)")
     parser.add_argument("--batch-size", type=int, default=64,
                         help="our batch (the reference's cells use 64)")
-    parser.add_argument("--harness", default=os.environ.get(
-        "ANCHOR_HARNESS", DEFAULT_HARNESS),
-        help="folder of measure.sh (env ANCHOR_HARNESS; default "
-        f"{DEFAULT_HARNESS}); the reference itself is in $ANCHOR_DIR")
+    parser.add_argument("--harness", metavar="PATH",
+                        default=os.environ.get("ANCHOR_HARNESS") or None,
+                        help="the harness: the folder of the reference's "
+                        "setup.sh and measure.sh (default: env "
+                        "ANCHOR_HARNESS; required unless --no-reference); "
+                        "the reference itself is in $ANCHOR_DIR")
     parser.add_argument("--quick", action="store_true",
                         help="our short timings (the reference's are its "
                         "harness's own)")
@@ -335,6 +354,9 @@ def parse_args(argv=None):
 def main(argv=None):
     args = parse_args(argv)
     if not args.no_reference:
+        if not args.harness:
+            print(f"{PROG}: error: {NO_HARNESS}", file=sys.stderr)
+            return 2
         try:
             check_reference(args.harness)
         except NotSetUp as err:
