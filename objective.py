@@ -9,16 +9,15 @@ exact metrics of docs/algorithms.md §6 (``benchmark_utils.metrics``).
 ``stopping_criterion`` is the benchmark's stopping rule (docs/metrics.md "Stopping",
 ``benchmark_utils/stopping.py``). Its parameters are written out here: a
 change to this file invalidates benchopt's cache of earlier results, a
-change to ``benchmark_utils`` does not. ``set_data`` compiles the numba core
-once per process: benchopt does not time it, while it does count
-``warm_up()`` against ``--timeout``.
+change to ``benchmark_utils`` does not. The Objective compiles no solver
+code: each solver compiles what it runs in ``set_objective``
+(``engine.compile_for``), which benchopt does not time.
 """
 import numpy as np
 from benchopt import BaseObjective
 
 from benchmark_utils.metrics import evaluate, make_metrics
 from benchmark_utils.data.storage import features_as, owned_arrays
-from benchmark_utils.solver_base import compile_core, feature_dtype
 from benchmark_utils.stopping import ConvergenceCriterion
 from benchmark_utils.tasks import problem_from_data, starting_point
 
@@ -53,8 +52,6 @@ class Objective(BaseObjective):
         # Features stored in float32 (dtype=float32 of a dataset) are scored
         # on their exact float64 values: the data the solvers see.
         self.metrics = make_metrics(features_as(data, "float64"))
-        # outside every run's --timeout budget
-        compile_core(feature_dtype(self.problem), self.problem.task)
 
     def get_objective(self):
         seed = self.get_seed(use_repetition=True)

@@ -1,15 +1,154 @@
-"""Entry points of the numba core: ``run_iterations`` runs the single-loop
-family (PnPBO paper, Algorithm 1: ``core.single_loop``), ``run_baseline``
-the baselines' families (``core.baseline_loop``: inner loop, momentum,
-restart, penalty).  Both are built from the blocks of ``core`` (records,
-draw, passes/oracles, steps, counting).  Each entry is compiled per task
-(its marker in ``Model``) and feature dtype, ``run_baseline`` also per
-family (its marker in ``BConfig``); the algorithms of a family differ by
-run-time codes, so one tiny run compiles everything they use.  Each lives
-in its loop's module, so that an edit of one family recompiles that
-family's entry only (``numba_cache``).
+"""The numba entries and their compilation.
+
+``run_iterations`` runs the single-loop family (PnPBO paper, Algorithm 1:
+``core.single_loop``), ``run_baseline`` the baselines' families
+(``core.baseline_loop``: inner loop, momentum, restart, penalty).  Each
+entry is compiled per task (its marker in ``Model``) and feature dtype,
+``run_baseline`` also per family (its marker in ``BConfig``); the
+algorithms of a family differ by run-time codes, so two iterations on a
+tiny problem compile everything they use.  Each entry lives in its loop's
+module, so that an edit of one family recompiles that family's entry only
+(``numba_cache``).
+
+``compile_for(name, dtype, task)`` compiles (or loads from numba's cache)
+what solver ``name`` runs, once per process, and says so while it takes
+longer than a cache load.  benchopt 1.10 starts a run's ``--timeout`` clock
+*before* ``warm_up()``: the solvers call it from ``set_objective``, which
+benchopt does not time.
 """
-from .core.baseline_loop import run_baseline  # noqa: F401
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+
+from .algorithms import (BASELINE, BaselineConfig, BaselineRun, PnPBORun,
+                         config_of, entry)
+from .algorithms.baseline import FAMILIES
+from .core.baseline_loop import FAMILY_NAMES, run_baseline  # noqa: F401
 from .core.records import (AHEAD, CHUNK, DIVERGED, K_ITER, N_BUF,  # noqa
                            N_SAMPLES, RUNNING, STATUS)
 from .core.single_loop import run_iterations  # noqa: F401
+from .problem import make_problem
+
+# Seconds a first compile takes on the 2-core machine of docs/performance.md
+# (``python -m tools.compile_times``), announced while it runs.  The
+# baselines' figures are for one family on the task.
+FIRST_COMPILE_S = {
+    "core": {"quadratic": 10, "logreg": 12, "multilogreg": 30,
+             "datacleaning": 30},
+    "baselines": {"quadratic": 20, "logreg": 20, "multilogreg": 30,
+                  "datacleaning": 30},
+}
+ANNOUNCE_AFTER_S = 2.0  # loading from numba's cache takes about 1 s
+
+
+def feature_dtype(problem=None):
+    """The dtype of ``problem``'s features (float64 without a problem):
+    the core compiles once per feature dtype (``problem.as_features``)."""
+    return np.float64 if problem is None else problem.Xg.dtype.type
+
+
+@contextmanager
+def announced(entry_name, task, dtype, family=None):
+    """Say what is compiling when it takes longer than a cache load (the
+    first use of a task on a machine, or after an update of the core)."""
+    def say():
+        seconds = FIRST_COMPILE_S[entry_name].get(task)
+        about = f", about {seconds} s on 2 cores" if seconds else ""
+        label = ("the single-loop core" if entry_name == "core"
+                 else f"the baselines' {family} loop")
+        print(f"compiling {label} for the {task} task "
+              f"({np.dtype(dtype).name} features): first use on this "
+              f"machine or after an update{about}; cached for the next runs",
+              flush=True)
+    timer = threading.Timer(ANNOUNCE_AFTER_S, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def tiny_problem(dtype=np.float64, task="quadratic"):
+    """A 4-sample problem of ``task`` with features of ``dtype`` (float64 or
+    float32), enough to trigger compilation: its types are those of any
+    problem of the task (``problems.task_marker``)."""
+    rng = np.random.default_rng(0)
+
+    def features():
+        return rng.standard_normal((4, 3)).astype(dtype)
+    if task == "quadratic":
+        return make_problem("quadratic", features(), rng.standard_normal(4),
+                            features(), rng.standard_normal(4),
+                            [1, 2, 0.1, 0.0], 1, 2)
+    from .tasks import problem_from_data
+    labels = np.array([-1.0, 1.0, 1.0, -1.0] if task == "logreg"
+                      else [0.0, 1.0, 1.0, 0.0])
+    params = {"logreg": {}, "multilogreg": dict(n_classes=2),
+              "datacleaning": dict(n_classes=2, l2_reg=0.2)}[task]
+    return problem_from_data(task, features(), labels, features(), labels,
+                             **params)
+
+
+def _zero_start(problem):
+    return (np.zeros(problem.dim_x), np.zeros(problem.dim_y),
+            np.zeros(problem.dim_y))
+
+
+_CORE_READY = set()  # (feature dtype, task) compiled in this process
+_BASELINES_READY = set()  # (feature dtype, task, family)
+
+
+def compile_core(dtype=np.float64, task="quadratic"):
+    """Compile the single-loop entry for ``task`` (or load it from numba's
+    cache), once per process, task and feature dtype.  Its argument types
+    depend on the task and the features' dtype, not on the preset (the
+    estimators are run-time codes).  True if something was compiled."""
+    dtype = np.dtype(dtype).type
+    if (dtype, task) in _CORE_READY:
+        return False
+    problem = tiny_problem(dtype, task)
+    with announced("core", task, dtype):
+        PnPBORun(problem, config_of("SPABA", batch_size=2),
+                 *_zero_start(problem), 0).run(2)
+    _CORE_READY.add((dtype, task))
+    return True
+
+
+def compile_baselines(dtype=np.float64, task="quadratic", algorithm=None):
+    """Compile the baselines' entry for the family of ``algorithm`` (a
+    ``BaselineConfig.algorithm``: ``"stocBiO"``, ``"MRBO"``, ...; every
+    family when None) on ``task``, once per process, feature dtype, task
+    and family: two outer iterations on a tiny problem.  True if something
+    was compiled."""
+    dtype = np.dtype(dtype).type
+    if algorithm is not None and algorithm not in FAMILIES:
+        raise ValueError(f"algorithm must be one of {list(FAMILIES)}, "
+                         f"got {algorithm!r}")
+    names = list(FAMILIES) if algorithm is None else [algorithm]
+    todo = {}  # family code -> one algorithm of it
+    for name in names:
+        family = FAMILIES[name][0]
+        if (dtype, task, family) not in _BASELINES_READY:
+            todo.setdefault(family, name)
+    if not todo:
+        return False
+    problem = tiny_problem(dtype, task)
+    for family, name in todo.items():
+        with announced("baselines", task, dtype, FAMILY_NAMES[family]):
+            BaselineRun(problem, BaselineConfig(
+                algorithm=name, batch_size=2, n_inner_steps=1, n_z_steps=1,
+                Q=1, period=1), *_zero_start(problem), 0).run(2)
+        _BASELINES_READY.add((dtype, task, family))
+    return True
+
+
+def compile_for(name, dtype=np.float64, task="quadratic"):
+    """Compile what solver ``name`` (a key of ``algorithms.ALGORITHMS``)
+    runs on ``task`` with features of ``dtype``: the single-loop entry, or
+    its baseline family's.  True if something was compiled."""
+    algo = entry(name)
+    if algo.kind is BASELINE:
+        return compile_baselines(dtype, task, algo.fixed["algorithm"])
+    return compile_core(dtype, task)

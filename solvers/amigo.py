@@ -1,8 +1,8 @@
-from benchmark_utils.baselines import solver_parameters
-from benchmark_utils.solver_base import BaselineSolver
+from benchmark_utils.algorithms import solver_parameters
+from benchmark_utils.solver_base import BilevelSolver
 
 
-class Solver(BaselineSolver):
+class Solver(BilevelSolver):
     """AmIGO: T SGD steps on y (``n_inner_steps``), ``n_z_steps`` warm-started
     SGD steps on the linear system H z = grad_y f, one x step (family:
     inner loop).
@@ -11,7 +11,7 @@ class Solver(BaselineSolver):
     bilevel optimization", ICLR 2022 (Alg. 1-3).
 
     Mathematics, draws and sample counts: docs/baselines.md; parameters
-    and defaults: ``baselines.SOLVERS["AmIGO"]``.
+    and defaults: ``algorithms.ALGORITHMS["AmIGO"]``.
     """
     name = "AmIGO"
     algorithm = "AmIGO"

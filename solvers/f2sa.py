@@ -1,8 +1,8 @@
-from benchmark_utils.baselines import solver_parameters
-from benchmark_utils.solver_base import BaselineSolver
+from benchmark_utils.algorithms import solver_parameters
+from benchmark_utils.solver_base import BilevelSolver
 
 
-class Solver(BaselineSolver):
+class Solver(BilevelSolver):
     """F2SA: first order: ``n_inner_steps`` steps on the penalised copy y (grad_y
     f + lambda grad_y g) and the lower-level copy w, then x along grad_x f
     + lambda (grad_x g(x, y) - grad_x g(x, w)); lambda grows by
@@ -13,7 +13,7 @@ class Solver(BaselineSolver):
     bilevel optimization", ICML 2023 (Alg. 1).
 
     Mathematics, draws and sample counts: docs/baselines.md; parameters
-    and defaults: ``baselines.SOLVERS["F2SA"]``.
+    and defaults: ``algorithms.ALGORITHMS["F2SA"]``.
     """
     name = "F2SA"
     algorithm = "F2SA"

@@ -1,8 +1,8 @@
-from benchmark_utils.baselines import solver_parameters
-from benchmark_utils.solver_base import BaselineSolver
+from benchmark_utils.algorithms import solver_parameters
+from benchmark_utils.solver_base import BilevelSolver
 
 
-class Solver(BaselineSolver):
+class Solver(BilevelSolver):
     """MRBO: STORM on grad_y g and on the Neumann hypergradient
     (``n_shia_steps``), both points sharing batches; weight a_k = eta /
     (k+1)^exponent_eta (family: momentum).
@@ -11,7 +11,7 @@ class Solver(BaselineSolver):
     optimization", NeurIPS 2021 (Alg. 1).
 
     Mathematics, draws and sample counts: docs/baselines.md; parameters
-    and defaults: ``baselines.SOLVERS["MRBO"]``.
+    and defaults: ``algorithms.ALGORITHMS["MRBO"]``.
     """
     name = "MRBO"
     algorithm = "MRBO"

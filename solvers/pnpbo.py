@@ -1,8 +1,8 @@
-from benchmark_utils.presets import solver_parameters
-from benchmark_utils.solver_base import PnPBOSolver
+from benchmark_utils.algorithms import solver_parameters
+from benchmark_utils.solver_base import BilevelSolver
 
 
-class Solver(PnPBOSolver):
+class Solver(BilevelSolver):
     """PnPBO (Algorithm 1 of the PnPBO paper) with any estimators.
 
     ``estimator_x|y|z`` in {sgd, saga, sarah, storm, page, zerosarah};
@@ -13,8 +13,8 @@ class Solver(PnPBOSolver):
     batch replacing the full evaluations (0: exact).  Every named solver is
     one setting of this one.
 
-    Fixed part and defaults: ``presets.PNPBO``.
+    Fixed part and defaults: ``algorithms.ALGORITHMS["PnPBO"]``.
     """
     name = "PnPBO"
-    preset = "PnPBO"
+    algorithm = "PnPBO"
     parameters = solver_parameters("PnPBO")

@@ -1,15 +1,15 @@
-from benchmark_utils.presets import solver_parameters
-from benchmark_utils.solver_base import PnPBOSolver
+from benchmark_utils.algorithms import solver_parameters
+from benchmark_utils.solver_base import BilevelSolver
 
 
-class Solver(PnPBOSolver):
+class Solver(BilevelSolver):
     """SFFBA: ZeroSARAH on x, y and z, z clipped at R (PnPBO paper §3.2.1).
 
     ``rho_bar``: ZeroSARAH momentum; ``init``: ``full`` (one full pass at
     k = 0) or ``minibatch`` (no full pass ever, ZeroSARAH Cor. 2).
 
-    Fixed part and defaults: ``presets.ALGORITHMS["SFFBA"]``.
+    Fixed part and defaults: ``algorithms.ALGORITHMS["SFFBA"]``.
     """
     name = "SFFBA"
-    preset = "SFFBA"
+    algorithm = "SFFBA"
     parameters = solver_parameters("SFFBA")

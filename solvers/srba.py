@@ -1,15 +1,15 @@
-from benchmark_utils.presets import solver_parameters
-from benchmark_utils.solver_base import PnPBOSolver
+from benchmark_utils.algorithms import solver_parameters
+from benchmark_utils.solver_base import BilevelSolver
 
 
-class Solver(PnPBOSolver):
+class Solver(BilevelSolver):
     """SRBA: SARAH on x, y and z with a full restart every ``period``
     iterations, z projected on the ball of radius R (Dagréou, Moreau,
     Vaiter & Ablin, "A lower bound and a near-optimal algorithm for bilevel
     empirical risk minimization", AISTATS 2024).
 
-    Fixed part and defaults: ``presets.ALGORITHMS["SRBA"]``.
+    Fixed part and defaults: ``algorithms.ALGORITHMS["SRBA"]``.
     """
     name = "SRBA"
-    preset = "SRBA"
+    algorithm = "SRBA"
     parameters = solver_parameters("SRBA")

@@ -1,8 +1,8 @@
-from benchmark_utils.baselines import solver_parameters
-from benchmark_utils.solver_base import BaselineSolver
+from benchmark_utils.algorithms import solver_parameters
+from benchmark_utils.solver_base import BilevelSolver
 
 
-class Solver(BaselineSolver):
+class Solver(BilevelSolver):
     """StocBiO: T SGD steps on y (``n_inner_steps``), a Neumann series of
     ``n_shia_steps`` fresh Hessian batches for z, one x step along the
     hypergradient (family: inner loop).
@@ -11,7 +11,7 @@ class Solver(BaselineSolver):
     enhanced design", ICML 2021 (Alg. 2; Neumann series of Alg. 3).
 
     Mathematics, draws and sample counts: docs/baselines.md; parameters
-    and defaults: ``baselines.SOLVERS["StocBiO"]``.
+    and defaults: ``algorithms.ALGORITHMS["StocBiO"]``.
     """
     name = "StocBiO"
     algorithm = "StocBiO"

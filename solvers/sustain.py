@@ -1,8 +1,8 @@
-from benchmark_utils.baselines import solver_parameters
-from benchmark_utils.solver_base import BaselineSolver
+from benchmark_utils.algorithms import solver_parameters
+from benchmark_utils.solver_base import BilevelSolver
 
 
-class Solver(BaselineSolver):
+class Solver(BilevelSolver):
     """SUSTAIN: STORM on grad_y g and on the random-truncation hypergradient
     (``n_hia_steps``), both points sharing batches and truncation; weight
     a_k = eta / (k+1)^exponent_eta (family: momentum).
@@ -12,7 +12,7 @@ class Solver(BaselineSolver):
     (Alg. 1).
 
     Mathematics, draws and sample counts: docs/baselines.md; parameters
-    and defaults: ``baselines.SOLVERS["SUSTAIN"]``.
+    and defaults: ``algorithms.ALGORITHMS["SUSTAIN"]``.
     """
     name = "SUSTAIN"
     algorithm = "SUSTAIN"

@@ -14,8 +14,8 @@ samples keep their original ids (the core reads a permuted copy).
 """
 import numpy as np
 
-from benchmark_utils.rng import randint, seed_state
-from benchmark_utils.sampling import draw_batch, draw_coin
+from benchmark_utils.core.rng import randint, seed_state
+from benchmark_utils.core.sampling import draw_batch, draw_coin
 
 
 def block_of(rng, order, size):

@@ -20,14 +20,14 @@ stream (``benchmark_utils.rng``) drawn in the order of the contract:
 Each class advances one outer iteration per ``step()`` and keeps ``x, y, z``
 (the reported iterates) and ``n_samples`` (§1 "Counting").  Schedules:
 ``beta_k = step/(k+1)^e_y``, ``alpha_k = (step/outer_ratio)/(k+1)^e_x``,
-``eta = gamma = step/z_ratio`` (constant; FSLA's gamma decays with e_z),
+``gamma = step/z_ratio`` (constant; FSLA's gamma decays with e_z),
 ``a_k = storm_a/(k+1)^e_a``, F2SA's ``beta^w_k = step/(k+1)^e_w`` and
 ``delta_k = delta_lmbda/(k+1)^e_delta``.
 """
 import numpy as np
 
-from benchmark_utils.rng import randint, seed_state
-from benchmark_utils.sampling import draw_batch
+from benchmark_utils.core.rng import randint, seed_state
+from benchmark_utils.core.sampling import draw_batch
 from reference import GLMSamples, QuadraticSamples, block_of
 
 
@@ -179,7 +179,7 @@ class _Reference:
         c = self.cfg.step_size / self.cfg.outer_ratio
         return c / (self.k + 1.0) ** self.cfg.exponent_x
 
-    def eta(self):
+    def gamma(self):
         return self.cfg.step_size / self.cfg.z_ratio
 
     def a(self):
@@ -204,31 +204,31 @@ class _Reference:
 
     def neumann(self, points, rs, Q):
         """B3 in joint mode: ``points`` (one or two (x, y)) share the Q
-        fresh Hessian batches.  s = eta sum_{q=0..Q} w_q."""
-        eta = self.eta()
+        fresh Hessian batches.  s = gamma sum_{q=0..Q} w_q."""
+        gamma = self.gamma()
         ws = [r.copy() for r in rs]
-        ss = [eta * w for w in ws]
+        ss = [gamma * w for w in ws]
         for _ in range(Q):
             J = self.draws.ll(self.b)
             for t, (x, y) in enumerate(points):
-                ws[t] = ws[t] - eta * self.O.hvp(J, x, y, ws[t])
-                ss[t] = ss[t] + eta * ws[t]
+                ws[t] = ws[t] - gamma * self.O.hvp(J, x, y, ws[t])
+                ss[t] = ss[t] + gamma * ws[t]
                 self.n_samples += self.b
         return ss
 
     def hia(self, points, rs, Q):
         """B4 in joint mode: one p ~ U{0..Q-1}, then p fresh Hessian
-        batches shared by the points; s = Q eta w_p."""
-        eta = self.eta()
+        batches shared by the points; s = Q gamma w_p."""
+        gamma = self.gamma()
         p = self.draws.p(Q)
         self.ps.append(p)
         ws = [r.copy() for r in rs]
         for _ in range(p):
             J = self.draws.ll(self.b)
             for t, (x, y) in enumerate(points):
-                ws[t] = ws[t] - eta * self.O.hvp(J, x, y, ws[t])
+                ws[t] = ws[t] - gamma * self.O.hvp(J, x, y, ws[t])
                 self.n_samples += self.b
-        return [Q * eta * w for w in ws]
+        return [Q * gamma * w for w in ws]
 
 
 # --------------------------------------------------------------------------
@@ -272,7 +272,7 @@ class TTSA(BSA):
 
 class AmIGO(_InnerLoop):
     def solve(self, x, y, r):
-        gamma = self.eta()
+        gamma = self.gamma()
         z = self.z                       # warm start (z_0 = the given z0)
         for _ in range(int(self.cfg.n_z_steps)):
             J = self.draws.ll(self.b)
@@ -343,7 +343,7 @@ class FSLA(_Reference):
         y1 = y - self.beta() * O.grad_y_g(J1, x, y)
         J2 = self.draws.ll(b)
         I1 = self.draws.ul(b)
-        gamma = self.eta() / (k + 1.0) ** cfg.exponent_z
+        gamma = self.gamma() / (k + 1.0) ** cfg.exponent_z
         z1 = z - gamma * (O.hvp(J2, x, y1, z) - O.grad_y_f(I1, x, y1))
         I2 = self.draws.ul(b)
         J3 = self.draws.ll(b)
@@ -374,11 +374,11 @@ class VRBO(_Reference):
         x, y = self.x, self.y
         all_f, all_g = np.arange(n), np.arange(m)
         u, r = O.ul(all_f, x, y)
-        eta = self.eta()
-        w, s = r.copy(), eta * r
+        gamma = self.gamma()
+        w, s = r.copy(), gamma * r
         for _ in range(int(self.cfg.Q)):
-            w = w - eta * O.hvp(all_g, x, y, w)
-            s = s + eta * w
+            w = w - gamma * O.hvp(all_g, x, y, w)
+            s = s + gamma * w
         self.vy = O.grad_y_g(all_g, x, y)
         self.vx = u + O.cross(all_g, x, y, s)
         self.P = (x.copy(), y.copy())

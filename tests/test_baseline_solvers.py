@@ -25,13 +25,13 @@ import numpy as np
 import pytest
 
 from bench_helpers import solver_class
-from benchmark_utils import baselines
-from benchmark_utils.baselines import BaselineRun, config_of
+from benchmark_utils.algorithms import (BASELINES, BaselineConfig,
+                                        BaselineRun, config_of)
 from benchmark_utils.metrics import evaluate, make_metrics
 from benchmark_utils.simulated import make_quadratic
 from conftest import problem_of, start_point
 
-NAMES = list(baselines.SOLVERS)
+NAMES = list(BASELINES)
 # Deterministic sample counts (§1); BSA, TTSA, SUSTAIN draw HIA's p
 RANDOM_COUNT = ("BSA", "TTSA", "SUSTAIN")
 N, M = 200, 300  # the solver-API problem: VRBO's default period is 3
@@ -274,7 +274,7 @@ def test_vrbo_period_frac_reaches_the_period(api, period_frac, batch_size,
     solver = solver_class("VRBO").get_instance(
         period_frac=period_frac, batch_size=batch_size)
     # before the problem is known: the default period (validation only)
-    assert solver.config().period == baselines.BaselineConfig.period
+    assert solver.config().period == BaselineConfig.period
     solver.set_objective(problem, x0, y0, z0, 0)
     assert period == max(1, int((N + M) * period_frac / batch_size))
     assert solver.config().period == period
@@ -381,9 +381,7 @@ def _trajectory(data, name, params, epochs, seed=0):
     run."""
     problem = problem_of(data)
     x0, y0, z0 = start_point(data, seed=0)
-    values = {k: v[0] for k, v in baselines.solver_parameters(name).items()}
-    values.update(params)
-    cfg = config_of(name, values, problem.n, problem.m)
+    cfg = config_of(name, sizes=(problem.n, problem.m), **params)
     run = BaselineRun(problem, cfg, x0, y0, z0, seed)
     metrics = make_metrics(data)
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from types import SimpleNamespace
 
-from benchmark_utils.baselines import BaselineConfig, BaselineRun
+from benchmark_utils.algorithms import BaselineConfig, BaselineRun
 from benchmark_utils.exact_quadratic import QuadraticExact
 from benchmark_utils.simulated import make_quadratic
 from conftest import glm_data, problem_of, start_point

@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
-from benchmark_utils.presets import PRESETS
-from benchmark_utils.rng import seed_state
-from benchmark_utils.sampling import draw_block
+from benchmark_utils.algorithms import PnPBOConfig, PnPBORun
+from benchmark_utils.algorithms import PRESETS, config_of
+from benchmark_utils.core.rng import seed_state
+from benchmark_utils.core.sampling import draw_block
 from conftest import glm_data, problem_of, start_point
 from test_estimators import _cfg, _compare, _compare_logistic
 
@@ -78,8 +78,8 @@ def test_engine_batches_are_contiguous_distinct_and_b_over_n(small_data):
     distinct samples (wrap-around blocks included), inclusion frequency
     b/N within 5 standard deviations."""
     p = problem_of(small_data)
-    cfg = PnPBOConfig(**PRESETS["SOBA"], batch_size=8, step_size=1e-3,
-                      sampling="blocks")
+    cfg = config_of("SOBA", batch_size=8, step_size=1e-3,
+                    sampling="blocks")
     K, b = 4000, 8
     run, batches = _run_batches(p, cfg, 3, K)
     for part, (X, yv) in enumerate(((p.Xf, p.yf), (p.Xg, p.yg))):
@@ -110,8 +110,8 @@ def test_datacleaning_keeps_rows_and_blocks_the_order():
     each batch is consecutive entries of the order (original ids)."""
     from benchmark_utils.tasks import problem_from_data
     P = problem_from_data(**glm_data("datacleaning", n=30, m=40, p=5, C=3))
-    cfg = PnPBOConfig(**PRESETS["SOBA"], batch_size=6, step_size=1e-3,
-                      sampling="blocks")
+    cfg = config_of("SOBA", batch_size=6, step_size=1e-3,
+                    sampling="blocks")
     run, batches = _run_batches(P, cfg, 2, 300)
     for part in range(2):
         lv = run.levels[part]
@@ -159,8 +159,8 @@ def test_logistic_tasks_match_transcription_under_blocks(task, xyz):
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_blocks_bitwise_across_chunkings(small_data, name):
-    cfg = PnPBOConfig(**PRESETS[name], batch_size=8, step_size=0.05, p=0.2,
-                      sampling="blocks")
+    cfg = config_of(name, batch_size=8, step_size=0.05, p=0.2,
+                    sampling="blocks")
     x0, y0, z0 = start_point(small_data)
     p = problem_of(small_data)
     a = PnPBORun(p, cfg, x0, y0, z0, seed=11)
@@ -168,8 +168,8 @@ def test_blocks_bitwise_across_chunkings(small_data, name):
     b = PnPBORun(p, cfg, x0, y0, z0, seed=11)
     for chunk in (1, 7, 92, 100):
         b.run(chunk)
-    u = PnPBORun(p, PnPBOConfig(**PRESETS[name], batch_size=8,
-                                step_size=0.05, p=0.2), x0, y0, z0, seed=11)
+    u = PnPBORun(p, config_of(name, batch_size=8, step_size=0.05, p=0.2),
+                 x0, y0, z0, seed=11)
     u.run(200)
     for key in "xyz":
         np.testing.assert_array_equal(getattr(a, key), getattr(b, key))

@@ -9,7 +9,7 @@ import numpy as np
 
 from benchopt.callback import _Callback
 
-from benchmark_utils import solver_base
+from benchmark_utils import engine, solver_base
 from bench_helpers import SMALL, objective_for, run_benchopt, solver_class
 
 SMALL_PARAMS = {"n, m": (200, 300), "dim_x, dim_y": (5, 10)}
@@ -66,11 +66,11 @@ def test_a_criterion_without_deadline_lets_the_solver_run():
 
 
 def test_compile_core_runs_once_per_process(monkeypatch):
-    solver_base.compile_core()  # compiled (or loaded) by now
+    engine.compile_core()  # compiled (or loaded) by now
     calls = []
-    monkeypatch.setattr(solver_base.PnPBORun, "run",
+    monkeypatch.setattr(engine.PnPBORun, "run",
                         lambda self, n: calls.append(n))
-    assert solver_base.compile_core() is False
+    assert engine.compile_core() is False
     obj = objective_for(SMALL_PARAMS)
     for name in ("SPABA", "SOBA"):
         solver = solver_class(name).get_instance()

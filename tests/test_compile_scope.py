@@ -14,12 +14,11 @@ from bench_helpers import ROOT
 CHILD = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from benchmark_utils import solver_base
 from benchmark_utils.problems import logreg, multilogreg, softmax_ce
 from benchmark_utils import engine
 t = time.perf_counter()
-solver_base.compile_core("float64", "quadratic")
-solver_base.compile_baselines("float64", "quadratic", "MRBO")
+engine.compile_core("float64", "quadratic")
+engine.compile_baselines("float64", "quadratic", "MRBO")
 print(json.dumps(dict(
     baseline_types=[str(s[4]) for s in engine.run_baseline.signatures],
     seconds=time.perf_counter() - t,

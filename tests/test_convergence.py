@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 from benchmark_utils.exact_quadratic import QuadraticExact
-from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
-from benchmark_utils.presets import PRESETS
+from benchmark_utils.algorithms import PnPBORun, config_of
 from conftest import problem_of, start_point
 
 N_TOTAL = 700  # n + m
@@ -38,29 +37,30 @@ def _run(data, cfg, budget, late_from=None, every=20):
     return ratio, dist, z_max, np.mean(late) / g0 if late else None
 
 
+# setting: (algorithm, its values besides the steps)
 VR_SETTINGS = {
-    **{name: PRESETS[name] for name in
+    **{name: (name, {}) for name in
        ("SPABA", "SFFBA", "MSEBA", "MA-SABA", "SABA", "SRBA")},
-    "SFFBA-minibatch": {**PRESETS["SFFBA"], "init": "minibatch"},
-    "MA-SABA-zero": {**PRESETS["MA-SABA"], "init": "minibatch"},
-    "SPABA-large-batch": {**PRESETS["SPABA"], "large_batch": 1000},
-    "PnPBO(saga,zerosarah,page)": dict(
-        estimator_x="saga", estimator_y="zerosarah", estimator_z="page",
-        R=1.0),
-    "PnPBO(sarah,page,saga)": dict(
-        estimator_x="sarah", estimator_y="page", estimator_z="saga", R=1.0),
-    "PnPBO(zerosarah,saga,zerosarah)": dict(
+    "SFFBA-minibatch": ("SFFBA", dict(init="minibatch")),
+    "MA-SABA-zero": ("MA-SABA", dict(init="zero")),
+    "SPABA-large-batch": ("SPABA", dict(large_batch=1000)),
+    "PnPBO(saga,zerosarah,page)": ("PnPBO", dict(
+        estimator_x="saga", estimator_y="zerosarah", estimator_z="page")),
+    "PnPBO(sarah,page,saga)": ("PnPBO", dict(
+        estimator_x="sarah", estimator_y="page", estimator_z="saga")),
+    "PnPBO(zerosarah,saga,zerosarah)": ("PnPBO", dict(
         estimator_x="zerosarah", estimator_y="saga",
-        estimator_z="zerosarah", R=1.0),
+        estimator_z="zerosarah")),
 }
 
 
 @pytest.mark.parametrize("name", sorted(VR_SETTINGS))
 def test_variance_reduced_converge_to_x_star(conv_data, name):
     b = 16
-    cfg = PnPBOConfig(**VR_SETTINGS[name], step_size=0.1, batch_size=b,
-                      p=b / (b + N_TOTAL), rho_bar=b / N_TOTAL,
-                      period=N_TOTAL // b)
+    algorithm, values = VR_SETTINGS[name]
+    cfg = config_of(algorithm, **values, step_size=0.1, batch_size=b,
+                    p=b / (b + N_TOTAL), rho_bar=b / N_TOTAL,
+                    period=N_TOTAL // b)
     ratio, dist, z_max, _ = _run(conv_data, cfg, VR_BUDGET)
     assert z_max < cfg.R
     assert ratio < 1e-10, f"{name}: |grad H|^2 ratio {ratio:.1e}"
@@ -69,9 +69,8 @@ def test_variance_reduced_converge_to_x_star(conv_data, name):
 
 @pytest.mark.parametrize("name", ["SOBA", "MA-SOBA", "SRMBA"])
 def test_sgd_type_reach_noise_level(conv_data, name):
-    cfg = PnPBOConfig(**{**PRESETS[name], "exponent_x": 0.0,
-                         "exponent_y": 0.0, "exponent_z": 0.0},
-                      step_size=0.01, batch_size=64)
+    cfg = config_of(name, exponent_x=0.0, exponent_yz=0.0, step_size=0.01,
+                    batch_size=64)
     _, _, z_max, late = _run(conv_data, cfg, 1000 * N_TOTAL,
                              late_from=900 * N_TOTAL, every=50)
     assert z_max < cfg.R
@@ -81,9 +80,8 @@ def test_sgd_type_reach_noise_level(conv_data, name):
 @pytest.mark.parametrize("name", ["SOBA", "MA-SOBA", "SRMBA"])
 def test_decreasing_steps_go_below_constant_step_noise(conv_data, name):
     def late_level(step, e):
-        cfg = PnPBOConfig(**{**PRESETS[name], "exponent_x": e,
-                             "exponent_y": e, "exponent_z": e},
-                          step_size=step, batch_size=64)
+        cfg = config_of(name, exponent_x=e, exponent_yz=e, step_size=step,
+                        batch_size=64)
         return _run(conv_data, cfg, 3000 * N_TOTAL,
                     late_from=2000 * N_TOTAL, every=100)[3]
     constant, decreasing = late_level(0.01, 0.0), late_level(0.3, 0.5)

@@ -10,8 +10,7 @@ import pandas as pd
 import pytest
 
 from benchmark_utils.metrics import evaluate, make_metrics
-from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
-from benchmark_utils.presets import PRESETS
+from benchmark_utils.algorithms import PnPBORun, config_of
 from bench_helpers import ROOT
 from conftest import problem_of, start_point
 
@@ -19,7 +18,7 @@ SMALL_SIM = "Simulated[n=200,m=300,dim_x=5,dim_y=10]"
 
 
 def test_engine_stops_at_the_first_non_finite_iterate(small_data):
-    cfg = PnPBOConfig(**PRESETS["SOBA"], step_size=1e6, batch_size=8)
+    cfg = config_of("SOBA", step_size=1e6, batch_size=8)
     run = PnPBORun(problem_of(small_data), cfg, *start_point(small_data), 0)
     run.run(10_000)
     assert run.diverged

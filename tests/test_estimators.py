@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from benchmark_utils.estimators import clip_norm
+from benchmark_utils.core.estimators import clip_norm
 from benchmark_utils.exact_quadratic import QuadraticExact
-from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
+from benchmark_utils.algorithms import PnPBOConfig, PnPBORun, config_of
 from conftest import problem_of, start_point
 from reference import ReferencePnPBO
 
@@ -101,9 +101,7 @@ def test_sample_count_follows_the_definition_by_hand(small_data):
     samples at u_k are in the full pass), 98 each;
     else: UL and LL batches at u_k and u_{k-1}: 4 b = 32 each.
     The former count added b at u_k on coin iterations: 2004."""
-    from benchmark_utils.presets import PRESETS
-    cfg = PnPBOConfig(**{**PRESETS["MSEBA"], "p": 0.2, "batch_size": 8,
-                         "step_size": 0.05})
+    cfg = config_of("MSEBA", p=0.2, batch_size=8, step_size=0.05)
     x0, y0, z0 = start_point(small_data, seed=2)
     run = PnPBORun(problem_of(small_data), cfg, x0, y0, z0, 1)
     ref = ReferencePnPBO(small_data, cfg, x0, y0, z0, 1)
@@ -135,7 +133,7 @@ def test_table_mean_is_full_direction_at_memory_points(small_data, est, init):
     run, ref = _compare(small_data, _cfg(est, init=init), n_iter=15)
     n, m = small_data["X_val"].shape[0], small_data["X_train"].shape[0]
     expected = ref.table_mean(np.arange(n), np.arange(m))
-    for got, want in zip((run.tbx, run.tby, run.tbz), expected):
+    for got, want in zip((run.work.tbx, run.work.tby, run.work.tbz), expected):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 

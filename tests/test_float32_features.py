@@ -14,10 +14,11 @@ import pytest
 from benchopt.utils.run_context import RunContext
 
 import bench_helpers
-from benchmark_utils import baselines, solver_base
+from benchmark_utils import engine
+from benchmark_utils.algorithms.baseline import FAMILIES
 from benchmark_utils.data import mnist
 from benchmark_utils.data.storage import DTYPES, check_dtype, features_as
-from benchmark_utils.pnpbo import PnPBOConfig
+from benchmark_utils.algorithms import PnPBOConfig
 from benchmark_utils.problem import as_features
 from benchmark_utils.tasks import starting_point
 from conftest import glm_data
@@ -239,15 +240,14 @@ def test_objective_scores_float32_features_as_their_float64_values(
     data32 = features_as(glm_data(task, n=30, m=40, p=5), "float32")
     rounded = features_as(data32, "float64")
     assert data32["X_test"].dtype == np.float32
-    module = inspect.getmodule(
-        bench_helpers.benchmark().get_benchmark_objective())
     compiled = []
-    monkeypatch.setattr(module, "compile_core",
-                        lambda *args: compiled.append(args))
+    for name in ("compile_core", "compile_baselines", "compile_for"):
+        monkeypatch.setattr(engine, name,
+                            lambda *args: compiled.append(args))
     o32 = objective_on(data32)
     o64 = objective_on(rounded)
-    # set_data compiles the core of the features' dtype and the task
-    assert compiled == [(np.float32, task), (np.float64, task)]
+    # the Objective compiles no solver code: each solver compiles its own
+    assert compiled == []
     assert o32.problem.Xg.dtype == o32.problem.Xf.dtype == np.float32
     assert o64.problem.Xg.dtype == np.float64
     given = o32.get_objective()
@@ -267,10 +267,10 @@ def test_objective_scores_float32_features_as_their_float64_values(
 # Compilation once per feature dtype
 # --------------------------------------------------------------------------
 def test_the_core_compiles_once_per_feature_dtype_and_task():
-    core = solver_base.compile_core
+    core = engine.compile_core
     for dtype in (np.float64, np.float32):
         core(dtype)  # True or False: an earlier test may have compiled it
-        assert (dtype, "quadratic") in solver_base._CORE_READY
+        assert (dtype, "quadratic") in engine._CORE_READY
         assert core(dtype) is False
     # the same dtype spelled otherwise is the same entry
     assert core("float32") is False
@@ -279,11 +279,11 @@ def test_the_core_compiles_once_per_feature_dtype_and_task():
 
 
 def test_a_baseline_compiles_once_per_feature_dtype_task_and_family():
-    compile_ = solver_base.compile_baselines
-    inner = baselines.ALGORITHMS["stocBiO"][1]
+    compile_ = engine.compile_baselines
+    inner = FAMILIES["stocBiO"][0]
     for dtype in (np.float64, np.float32):
         compile_(dtype, "quadratic", "stocBiO")
-        assert (dtype, "quadratic", inner) in solver_base._BASELINES_READY
+        assert (dtype, "quadratic", inner) in engine._BASELINES_READY
         assert compile_(dtype, "quadratic", "stocBiO") is False
     assert compile_("float32", "quadratic", "stocBiO") is False
     # the algorithms of a family share its compiled loop
@@ -293,10 +293,10 @@ def test_a_baseline_compiles_once_per_feature_dtype_task_and_family():
 
 def test_feature_dtype_of_a_problem():
     p32 = problems("logreg")[1]
-    assert solver_base.feature_dtype(p32) is np.float32
-    assert solver_base.feature_dtype(problems("logreg")[2]) is np.float64
-    assert solver_base.feature_dtype() is np.float64
-    tiny = solver_base._tiny_problem(np.float32)
+    assert engine.feature_dtype(p32) is np.float32
+    assert engine.feature_dtype(problems("logreg")[2]) is np.float64
+    assert engine.feature_dtype() is np.float64
+    tiny = engine.tiny_problem(np.float32)
     assert tiny.Xg.dtype == tiny.Xf.dtype == np.float32
 
 
@@ -357,4 +357,4 @@ def test_mnist_dataset_stores_float32_features(tmp_path, monkeypatch):
 
 def test_compile_baselines_names_the_allowed_algorithms():
     with pytest.raises(ValueError, match="algorithm must be one of"):
-        solver_base.compile_baselines(np.float64, "quadratic", "StocBiO")
+        engine.compile_baselines(np.float64, "quadratic", "StocBiO")

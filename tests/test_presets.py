@@ -1,11 +1,11 @@
-"""The presets are the one source of truth of the solvers: each solver's
-benchopt ``parameters`` come from its entry, with the names and defaults
-they had before (benchopt's result names and users' configs depend on
-them), every parameter maps to a ``PnPBOConfig`` field by name, and the
-configs in ``configs/`` name existing solvers and parameters.  The nine
-baseline solvers (``benchmark_utils.baselines``) are pinned the same way:
-their benchopt ``parameters`` (benchmark_bilevel's names and defaults) and
-the ``BaselineConfig`` field(s) each parameter sets."""
+"""The table of algorithms (``benchmark_utils.algorithms``) is the one
+source of truth of the solvers: each solver's benchopt ``parameters`` come
+from its entry, with the names and defaults they had before (benchopt's
+result names and users' configs depend on them), every parameter maps to
+a configuration field by name or by a documented rename, each solver at
+its defaults is a pinned configuration, and the configs in ``configs/``
+name existing solvers and parameters.  The nine baseline solvers are
+pinned the same way, with benchmark_bilevel's parameter names."""
 import itertools
 import math
 from dataclasses import fields
@@ -16,21 +16,19 @@ import yaml
 from benchopt.utils.parametrized_name_mixin import _check_patterns
 
 from bench_helpers import ROOT, benchmark, solver_class
-from benchmark_utils import baselines, presets
-from benchmark_utils.baselines import BaselineConfig
-from benchmark_utils.pnpbo import PnPBOConfig
-from benchmark_utils.presets import ALGORITHMS, PRESETS
+from benchmark_utils import algorithms
+from benchmark_utils.algorithms import (ALGORITHMS, BASELINE, BaselineConfig,
+                                        PnPBOConfig, config_of, fields_of)
 
 inf = math.inf
 _COMMON = [("batch_size", [64]), ("step_size", [0.1]),
            ("outer_ratio", [1.0]), ("z_ratio", [1.0]),
            ("exponent_x", [0.0]), ("exponent_yz", [0.0]),
            ("eval_freq", [128]), ("sampling", ["uniform"])]
-# Every solver's ``parameters`` (names, order, default lists) as they were
-# when the solvers restated them (commit 6d285b1); do not edit without a
-# reason: a change renames benchopt results and breaks users' configs.
-# Deliberate change (issue #11): the common ``sampling`` parameter, last of
-# the common ones ("uniform", the former behaviour, by default).
+# Every solver's ``parameters`` (names, order, default lists); do not edit
+# without a reason: a change renames benchopt results and breaks users'
+# configs.  The common ``sampling`` parameter comes last of the common ones
+# ("uniform" by default: the batches of the first releases).
 PINNED_PARAMETERS = {
     "SPABA": _COMMON + [("p", [0.01]), ("large_batch", [0]), ("R", [1.0])],
     "SFFBA": _COMMON + [("rho_bar", [0.1]), ("init", ["full"]),
@@ -53,8 +51,8 @@ PINNED_PARAMETERS = {
         ("storm_a", [0.1]), ("period", [100]), ("init", ["full"]),
         ("large_batch", [0])],
 }
-# ``PRESETS`` (PnPBOConfig keyword arguments) as they were at 6d285b1:
-# tests and tools call ``PnPBOConfig(**PRESETS[name], p=..., ...)``.
+# Each preset at its defaults, as ``PnPBOConfig`` keyword arguments beside
+# ``PnPBOConfig``'s own defaults (``config_of(name)`` must equal it).
 PINNED_PRESETS = {
     "SPABA": dict(estimator_x="page", estimator_y="page",
                   estimator_z="page", ma="off", R=1.0),
@@ -136,15 +134,17 @@ def _typed(items):
 def test_every_solver_is_pinned():
     assert sorted(s.name for s in benchmark().get_solvers()) == \
         sorted(SOLVERS + BASELINES)
-    assert list(baselines.SOLVERS) == BASELINES
-    assert list(ALGORITHMS) == list(PINNED_PRESETS)
+    assert algorithms.BASELINES == BASELINES
+    assert algorithms.PRESETS == list(PINNED_PRESETS)
+    assert list(ALGORITHMS) == [*PINNED_PRESETS, "PnPBO", *BASELINES]
 
 
 @pytest.mark.parametrize("name", SOLVERS)
 def test_solver_parameters_are_unchanged(name):
     params = solver_class(name).parameters
     assert _typed(params.items()) == _typed(PINNED_PARAMETERS[name])
-    assert params == presets.solver_parameters(name)
+    assert params == algorithms.solver_parameters(name)
+    assert solver_class(name).algorithm == name
 
 
 @pytest.mark.parametrize("name", BASELINES)
@@ -152,17 +152,18 @@ def test_baseline_parameters_are_unchanged(name):
     params = solver_class(name).parameters
     assert _typed(params.items()) == \
         _typed(PINNED_BASELINE_PARAMETERS[name])
-    assert params == baselines.solver_parameters(name)
-    assert solver_class(name).algorithm == name  # its baselines.SOLVERS key
+    assert params == algorithms.solver_parameters(name)
+    assert solver_class(name).algorithm == name  # its ALGORITHMS key
 
 
 @pytest.mark.parametrize("name", BASELINES)
 def test_baseline_parameters_map_to_the_configuration_by_name(name):
     """Every baseline parameter is a ``BaselineConfig`` field, a documented
-    rename (``RENAMES``) or a solver-only one (``SOLVER_ONLY``)."""
-    for key in baselines.solver_parameters(name):
-        targets = baselines.RENAMES.get(key, (key,))
-        assert key in baselines.SOLVER_ONLY or \
+    rename (``BASELINE.renames``) or a solver-only one
+    (``BASELINE.solver_only``)."""
+    for key in algorithms.solver_parameters(name):
+        targets = BASELINE.renames.get(key, (key,))
+        assert key in BASELINE.solver_only or \
             set(targets) <= BASELINE_FIELDS, key
 
 
@@ -185,52 +186,47 @@ def test_a_baseline_parameter_reaches_its_field(name):
     cls = solver_class(name)
     base = cls.get_instance().config()
     assert base.validate() is base
-    assert base.algorithm == baselines.SOLVERS[name]["algorithm"]
+    assert base.algorithm == ALGORITHMS[name].fixed["algorithm"]
     for key in cls.parameters:
-        if key in baselines.SOLVER_ONLY:
+        if key in BASELINE.solver_only:
             continue
         value = _NEW_BASELINE_VALUES[key]
         cfg = cls.get_instance(**{key: value}).config()
         cfg.validate()
         changed = {f for f in BASELINE_FIELDS
                    if getattr(cfg, f) != getattr(base, f)}
-        expected = set(baselines.RENAMES.get(key, (key,)))
+        expected = set(BASELINE.renames.get(key, (key,)))
         if key == "step_size" and cls.parameters.get("storm_a") == [None]:
             expected.add("storm_a")  # FSLA: storm_a=None takes step_size
         assert changed == expected, key
         assert all(getattr(cfg, f) == value for f in changed), key
 
 
-def test_presets_view_is_unchanged():
-    assert list(PRESETS) == list(PINNED_PRESETS)
-    for name, kwargs in PINNED_PRESETS.items():
-        assert list(PRESETS[name].items()) == list(kwargs.items()), name
-        assert _typed([("", list(PRESETS[name].values()))]) == \
-            _typed([("", list(kwargs.values()))]), name
-
-
 @pytest.mark.parametrize("name", list(PINNED_PRESETS))
 def test_solver_at_its_defaults_is_its_preset(name):
-    """``PnPBOConfig(**PRESETS[name])`` is the solver with its defaults
-    (``COMMON``'s defaults are ``PnPBOConfig``'s)."""
+    """The solver at its defaults, ``config_of(name)`` and the pinned
+    configuration are one configuration, value and type."""
     cfg = solver_class(name).get_instance().config()
-    assert cfg == PnPBOConfig(**PRESETS[name])
-    for key, value in ALGORITHMS[name]["fixed"].items():
+    pinned = PnPBOConfig(**PINNED_PRESETS[name])
+    assert cfg == pinned == config_of(name)
+    for key in CONFIG_FIELDS:
+        assert type(getattr(cfg, key)) is type(getattr(pinned, key)), key
+    for key, value in ALGORITHMS[name].fixed.items():
         assert getattr(cfg, key) == value
 
 
 @pytest.mark.parametrize("name", SOLVERS)
 def test_parameters_map_to_the_configuration_by_name(name):
-    entry = presets.entry(name)
-    assert set(entry["fixed"]) <= CONFIG_FIELDS
-    assert not set(entry["fixed"]) & set(entry["parameters"])
-    for key in presets.solver_parameters(name):
-        targets = presets.config_fields(key, 0)
-        assert key in presets.SOLVER_ONLY or targets, key
+    entry = algorithms.entry(name)
+    assert set(entry.fixed) <= CONFIG_FIELDS
+    assert not set(entry.fixed) & set(entry.parameters)
+    for key in algorithms.solver_parameters(name):
+        targets = fields_of(name, key, 0)
+        assert key in entry.kind.solver_only or targets, key
         assert set(targets) <= CONFIG_FIELDS, key
-        assert not set(targets) & set(entry["fixed"]), key
-    for key, renames in entry.get("values", {}).items():
-        assert entry["parameters"][key] in renames
+        assert not set(targets) & set(entry.fixed), key
+    for key, renames in entry.values.items():
+        assert entry.parameters[key] in renames
 
 
 @pytest.mark.parametrize("name", SOLVERS)
@@ -249,7 +245,7 @@ def test_a_parameter_reaches_its_field(name):
         cfg = cls.get_instance(**{key: value}).config()
         changed = {f for f in CONFIG_FIELDS
                    if getattr(cfg, f) != getattr(base, f)}
-        assert changed == set(presets.config_fields(key, value)), key
+        assert changed == set(fields_of(name, key, value)), key
         assert all(getattr(cfg, f) == value for f in changed), key
 
 

@@ -16,9 +16,8 @@ import pytest
 from bench_helpers import ROOT, benchmark
 from benchmark_utils import engine
 from benchmark_utils.data.storage import owned_arrays
-from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
-from benchmark_utils.presets import PRESETS
-from benchmark_utils.solver_base import compile_core
+from benchmark_utils.algorithms import PnPBORun, config_of
+from benchmark_utils.engine import compile_core
 from benchmark_utils.tasks import starting_point
 from conftest import glm_data
 
@@ -58,8 +57,7 @@ def test_the_objective_owns_writable_contiguous_arrays(task, tmp_path,
     # the core runs on them without compiling another specialisation
     compile_core()
     before = len(engine.run_iterations.signatures)
-    PnPBORun(p, PnPBOConfig(**PRESETS["SPABA"], batch_size=4), x0, y0, z0,
-             0).run(3)
+    PnPBORun(p, config_of("SPABA", batch_size=4), x0, y0, z0, 0).run(3)
     assert len(engine.run_iterations.signatures) == before
 
 

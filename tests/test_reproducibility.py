@@ -4,14 +4,13 @@ import numpy as np
 import pytest
 
 from bench_helpers import objective_for
-from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
-from benchmark_utils.presets import PRESETS
+from benchmark_utils.algorithms import PRESETS, PnPBORun, config_of
 from conftest import problem_of, start_point
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_same_seed_bitwise_other_seed_differs(small_data, name):
-    cfg = PnPBOConfig(**PRESETS[name], batch_size=8, step_size=0.05, p=0.2)
+    cfg = config_of(name, batch_size=8, step_size=0.05, p=0.2)
     x0, y0, z0 = start_point(small_data)
     p = problem_of(small_data)
     a = PnPBORun(p, cfg, x0, y0, z0, seed=11)

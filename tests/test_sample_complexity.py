@@ -46,8 +46,7 @@ def test_theory_config():
 
 def _tiny_run(solver, N=200, seed=0):
     from benchmark_utils.exact_quadratic import QuadraticExact
-    from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
-    from benchmark_utils.presets import PRESETS
+    from benchmark_utils.algorithms import PnPBORun, config_of
     from benchmark_utils.simulated import make_quadratic
     from benchmark_utils.tasks import problem_from_data, starting_point
 
@@ -55,7 +54,7 @@ def _tiny_run(solver, N=200, seed=0):
     exact = QuadraticExact(**data)
     problem = problem_from_data(**data)
     x0, y0, z0 = starting_point(problem, seed)
-    cfg = PnPBOConfig(**{**PRESETS[solver], **theory_config(solver, N)})
+    cfg = config_of(solver, **theory_config(solver, N))
     run = PnPBORun(problem, cfg, x0, y0, z0, seed)
 
     def g2(x):

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from bench_helpers import objective_for, solver_class
-from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
-from benchmark_utils.presets import PRESETS
+from benchmark_utils.algorithms import ALGORITHMS, PnPBORun, config_of
 
 SMALL = dict(n=200, m=300, dim_x=5, dim_y=10)
 NAMED = ["SPABA", "SFFBA", "MSEBA", "MA-SABA", "SRMBA", "SRBA", "SOBA",
@@ -44,7 +43,7 @@ def test_named_solver_is_its_pnpbo_setting(name):
     assert res["n_samples"] == ref["n_samples"] > 0
     # and the preset is the table of docs/algorithms.md §4
     for field in ("estimator_x", "estimator_y", "estimator_z"):
-        assert getattr(cfg, field) == PRESETS[name][field]
+        assert getattr(cfg, field) == ALGORITHMS[name].fixed[field]
     assert cfg.ma_on == (name in ("MA-SABA", "MA-SOBA"))
     assert (cfg.R == math.inf) == (name in ("SOBA", "MA-SOBA", "SABA"))
 
@@ -173,7 +172,7 @@ def test_string_inf_and_large_batch_at_the_data_size_are_accepted():
     ({"storm_a": None}, "storm_a must be a finite number, got None"),
 ])
 def test_pnpbo_config_names_the_bad_parameter(params, message):
-    from benchmark_utils.pnpbo import PnPBOConfig
+    from benchmark_utils.algorithms import PnPBOConfig
     with pytest.raises(ValueError) as err:
         PnPBOConfig(**params).validate(100, 100)
     assert message in str(err.value)
@@ -212,8 +211,7 @@ def test_large_batch_above_the_data_size_is_the_exact_full_pass():
     data = objective_for(SMALL).get_objective()
     runs = []
     for large in (0, 10 ** 6):
-        cfg = PnPBOConfig(**PRESETS["SPABA"], p=0.3, batch_size=8,
-                          large_batch=large).validate()
+        cfg = config_of("SPABA", p=0.3, batch_size=8, large_batch=large)
         run = PnPBORun(data["problem"], cfg, data["x0"], data["y0"],
                        data["z0"], 0)
         run.run(50)

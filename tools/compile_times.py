@@ -13,8 +13,8 @@ function and LLVM's optimisation of it and of the callees it links in,
 without the functions it compiles on the way), the time including them
 (``total``), and how many specialisations it got; then the sum by module.
 ``core`` is what a single-loop solver compiles for one task
-(``solver_base.compile_core``), ``baselines`` what a baseline solver
-adds after it (``solver_base.compile_baselines``: its family's loop on
+(``engine.compile_core``), ``baselines`` what a baseline solver
+adds after it (``engine.compile_baselines``: its family's loop on
 the task, ``--algorithm`` naming one algorithm of the family; ``every``,
 the default, compiles all five families), ``metrics`` the exact metrics'
 kernels (``exact_kernels.warm_up``, multiclass tasks).
@@ -41,7 +41,8 @@ algorithm = None if algorithm == 'every' else algorithm
 import numpy as np
 from numba.core import event
 t0 = time.perf_counter()
-import benchmark_utils.solver_base as base
+import benchmark_utils.solver_base  # noqa: F401 (as a run imports it)
+import benchmark_utils.engine as base
 from benchmark_utils import exact_kernels
 t_import = time.perf_counter() - t0
 records = []

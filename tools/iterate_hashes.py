@@ -129,15 +129,19 @@ def datasets():
 
 
 def configs():
-    from benchmark_utils.presets import PRESETS
-    out = {name: dict(preset) for name, preset in PRESETS.items()}
-    out.update(MIXTURES)
+    """{case: PnPBOConfig}: every preset at its defaults and every mixture,
+    batch 8, step 0.05."""
+    from benchmark_utils.algorithms import PRESETS, PnPBOConfig, config_of
+    steps = dict(batch_size=8, step_size=0.05)
+    out = {name: config_of(name, **steps) for name in PRESETS}
+    out.update({name: PnPBOConfig(**steps, **mixture)
+                for name, mixture in MIXTURES.items()})
     return out
 
 
 def fingerprints():
     """{case: {"xyz": sha256, "n_samples": int}} for every case."""
-    from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
+    from benchmark_utils.algorithms import PnPBORun
     from benchmark_utils.tasks import problem_from_data, starting_point
     out = {}
     for task, data in datasets().items():
@@ -149,9 +153,7 @@ def fingerprints():
         problem = problem_from_data(task, data["X_train"], data["y_train"],
                                     data["X_val"], data["y_val"], **params)
         x0, y0, z0 = starting_point(problem, 5)
-        for name, fixed in configs().items():
-            cfg = PnPBOConfig(**{"batch_size": 8, "step_size": 0.05,
-                                 **fixed})
+        for name, cfg in configs().items():
             for chunks in CHUNKINGS:
                 run = PnPBORun(problem, cfg, x0, y0, z0, 17)
                 key = f"{task}/{name}/{'+'.join(map(str, chunks))}"
@@ -164,10 +166,10 @@ def baseline_fingerprints(task, problem, start):
     """The nine baselines' cases on one task (``baseline/<task>/<name>/
     <chunking>``): batch 8, T = Q = 3 so that every loop and VRBO's
     restarts run within the 60 iterations."""
-    from benchmark_utils.baselines import (ALGORITHMS, BaselineConfig,
-                                           BaselineRun)
+    from benchmark_utils.algorithms import BaselineConfig, BaselineRun
+    from benchmark_utils.algorithms.baseline import FAMILIES
     out = {}
-    for name in ALGORITHMS:
+    for name in FAMILIES:
         cfg = BaselineConfig(algorithm=name, batch_size=8, step_size=0.01,
                              n_inner_steps=3, n_z_steps=3, Q=3, period=7)
         for chunks in CHUNKINGS:

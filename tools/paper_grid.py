@@ -129,11 +129,11 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     args.solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
-    from benchmark_utils.presets import ALGORITHMS
-    unknown = [s for s in args.solvers if s not in ALGORITHMS]
+    from benchmark_utils.algorithms import PRESETS
+    unknown = [s for s in args.solvers if s not in PRESETS]
     if unknown:
         parser.error(f"unknown solvers {unknown}; the step grid applies to "
-                     f"the PnPBO solvers {list(ALGORITHMS)}")
+                     f"the PnPBO solvers {PRESETS}")
     for name in ("n_alpha", "n_phi", "n_kappa"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")

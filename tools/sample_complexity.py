@@ -69,7 +69,7 @@ EXPLODE = 1e12          # |grad H|^2 above EXPLODE * max(1, start): diverged
 
 
 def theory_config(solver, N, step=0.1, saba_c=5.0):
-    """``PnPBOConfig`` keyword arguments (besides the preset) of ``solver``
+    """``config_of`` keyword arguments (besides the preset) of ``solver``
     at size ``N = n + m``, as its theorem prescribes (module docstring)."""
     if solver not in THEORY:
         raise ValueError(f"solver must be one of {list(THEORY)}, "
@@ -141,8 +141,7 @@ def one_run(solver, N, seed, eps, dim_x=10, dim_y=20, step=0.1,
     """Samples of ``solver`` to reach ``eps`` on Simulated of size ``N``
     (``run_to_eps``'s dict, plus the config's keyword arguments)."""
     from benchmark_utils.exact_quadratic import QuadraticExact
-    from benchmark_utils.pnpbo import PnPBOConfig, PnPBORun
-    from benchmark_utils.presets import PRESETS
+    from benchmark_utils.algorithms import PnPBORun, config_of
     from benchmark_utils.simulated import make_quadratic
     from benchmark_utils.tasks import problem_from_data, starting_point
 
@@ -152,7 +151,7 @@ def one_run(solver, N, seed, eps, dim_x=10, dim_y=20, step=0.1,
     problem = problem_from_data(**data)
     x0, y0, z0 = starting_point(problem, seed)
     kw = theory_config(solver, N, step=step, saba_c=saba_c)
-    cfg = PnPBOConfig(**{**PRESETS[solver], **kw})
+    cfg = config_of(solver, **kw)
     run = PnPBORun(problem, cfg, x0, y0, z0, seed)
 
     def grad_norm2(x):

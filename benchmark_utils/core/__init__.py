@@ -3,4 +3,4 @@ blocks: ``records`` (named state), ``draw`` (coin and batches), ``passes``
 (sampled and full passes), ``steps`` (steps, moving average, clipping,
 finiteness), ``counting`` (sample evaluations) and the loop families built
 from them (``single_loop``).  The estimator rules live in
-``benchmark_utils.estimators``."""
+``core.estimators``."""

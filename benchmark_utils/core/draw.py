@@ -21,7 +21,7 @@ same order of the stream.
 """
 
 from ..numba_cache import njit
-from ..sampling import draw_batch, draw_block, draw_coin
+from .sampling import draw_batch, draw_block, draw_coin
 from .records import AHEAD
 
 

@@ -16,8 +16,8 @@ Optim. 2023, Alg. 1.)
 from ..numba_cache import njit
 from .jit import copy_into
 from .records import F, G
-from .solves import (HIA, SGD_Z, fresh, inverse_hvp, phi, sgd_y, sgd_z,
-                     ul_pass)
+from .solves import (ONE_POINT, SAMPLED_HESSIANS, SGD_Z, WITHOUT_GY, fresh,
+                     inverse_hvp, phi, sgd_y, sgd_z, ul_pass)
 from .steps import schedule
 
 
@@ -32,14 +32,14 @@ def inner_iteration(model, levels, it, w, cfg, stream, k):
     ids = fresh(stream, levels[F], b, blocks)
     ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
     if cfg.solver == SGD_Z:
-        sgd_z(model, levels, stream, cfg.Tz, cfg.eta, x, y, z, w.r, b,
+        sgd_z(model, levels, stream, cfg.Tz, cfg.gamma, x, y, z, w.r, b,
               blocks, w)
     else:
-        inverse_hvp(model, levels, stream, cfg, cfg.solver == HIA, False,
-                    False, x, y, w.r, w.s, x, y, w.r2, w.s2, w)
+        inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS,
+                    ONE_POINT, x, y, w.r, w.s, x, y, w.r2, w.s2, w)
         copy_into(z, w.s)
     ids = fresh(stream, levels[G], b, blocks)
-    phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, False,
-        cfg.cross, w)
+    phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy,
+        WITHOUT_GY, cfg.cross, w)
     for c in range(x.shape[0]):
         x[c] -= alpha_k * w.d[c]

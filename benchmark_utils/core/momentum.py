@@ -25,8 +25,9 @@ with a_k = storm_a / (k + 1)^exp_a.  (Yang, Ji, Liang, NeurIPS 2021, Alg.
 from ..numba_cache import njit
 from .jit import copy_into
 from .records import F, G
-from .solves import (HIA, fresh, grad_y_g, hvp, inverse_hvp, keep, phi,
-                     phi2, storm, ul_pass, ul_pass2)
+from .solves import (SAMPLED_HESSIANS, WITH_GY, WITHOUT_GY, fresh,
+                     grad_y_g, hvp, inverse_hvp, keep, phi, phi2, storm,
+                     ul_pass, ul_pass2)
 from .steps import schedule
 
 
@@ -44,14 +45,14 @@ def jacobi_iteration(model, levels, it, w, cfg, stream, k):
                  it.yp, w.ux2, w.r2, w)
     else:
         ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
-    inverse_hvp(model, levels, stream, cfg, cfg.solver == HIA, False, two,
-                x, y, w.r, w.s, it.xp, it.yp, w.r2, w.s2, w)
+    inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS, two, x, y,
+                w.r, w.s, it.xp, it.yp, w.r2, w.s2, w)
     if two:
         phi2(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, it.xp,
-             it.yp, w.s2, w.ux2, w.d2, w.gy2, True, cfg.cross, w)
+             it.yp, w.s2, w.ux2, w.d2, w.gy2, WITH_GY, cfg.cross, w)
     else:
-        phi(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, True,
-            cfg.cross, w)
+        phi(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy,
+            WITH_GY, cfg.cross, w)
     a_k = schedule(cfg.storm_a, cfg.exp_a, k)
     storm(w.vy, w.gy, w.gy2, a_k, not two)
     storm(w.vx, w.d, w.d2, a_k, not two)
@@ -84,7 +85,7 @@ def fsla_iteration(model, levels, it, w, cfg, stream, k):
     ids = fresh(stream, levels[F], b, blocks)
     ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
     hvp(model, levels, stream, J2, b, x, y, it.zp, w.hv, w)
-    gamma_k = schedule(cfg.eta, cfg.exp_z, k)
+    gamma_k = schedule(cfg.gamma, cfg.exp_z, k)
     for c in range(z.shape[0]):
         z[c] -= gamma_k * (w.hv[c] - w.r[c])
     ids = fresh(stream, levels[F], b, blocks)
@@ -95,11 +96,11 @@ def fsla_iteration(model, levels, it, w, cfg, stream, k):
                  it.yp, w.ux2, w.r2, w)
     ids = fresh(stream, levels[G], b, blocks)
     if first:
-        phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, False,
-            cfg.cross, w)
+        phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy,
+            WITHOUT_GY, cfg.cross, w)
     else:
         phi2(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, it.xp,
-             it.yp, it.zp, w.ux2, w.d2, w.gy, False, cfg.cross, w)
+             it.yp, it.zp, w.ux2, w.d2, w.gy, WITHOUT_GY, cfg.cross, w)
     storm(w.vx, w.d, w.d2, schedule(cfg.storm_a, cfg.exp_a, k), first)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     for c in range(x.shape[0]):

@@ -9,13 +9,16 @@ Hessian-vector products of other vectors.
     full_pass     mean_{q in ids} of the directions at (x, y, z): an exact
                   full pass (ids = 0..N-1, PnPBO's grad(u_k)) or a large
                   batch; optionally stores the coefficients in the table.
-    sampled_pass  one minibatch at u_k and optionally at u_{k-1}:
+    sampled_pass  one minibatch at u_k = (x, y, z) and optionally at
+                  u_{k-1} = (xp, yp, zp) of the run's iterates:
                   e_d += mean_q L_q(W[d,0] k_q(u_k) + W[d,1] k_q(u_{k-1})
                                      + W[d,2] T_q)
-                  for the three directions d (the linear rules of
-                  ``estimators``), then the table update T_q <- k_q(u_k)
-                  and, with ``apply_delta``, the T-bar increment
-                  Tbar_d += mean... L_q(k_q(u_k) - T_q) / N (tmask[d]).
+                  into the work directions (ex, ey, ez) for the three
+                  directions d (the linear rules of ``estimators``), then,
+                  with a table, the update T_q <- k_q(u_k) and, with
+                  ``apply_delta``, the T-bar increment
+                  Tbar_d += mean... L_q(k_q(u_k) - T_q) / N (tmask[d])
+                  into (tbx, tby, tbz).
 
 Each kernel has one call site (callers loop over the two levels, and
 ``sampled_pass`` over the two points and the two outputs): numba inlines
@@ -100,14 +103,15 @@ def full_pass(is_f, model, lv, ids, count, x, y, z, ox, oy, oz, fill):
 
 
 @njit(cache=True, inline="always")
-def sampled_pass(is_f, model, lv, b, x, y, z, xp, yp, zp, W, need_prev,
-                 read_table, upd_table, apply_delta, tmask, ex, ey, ez,
-                 tbx, tby, tbz):
-    """One minibatch ``lv.cur[:b]`` at ``(x, y, z)`` (and ``(xp, yp, zp)``
-    when ``need_prev``), after a prefetch of the next batch
-    ``lv.perm[:b]`` (see module docstring for what it adds).  The
-    directions asked for are the rows of ``W`` that are not zero (a zero
-    row adds nothing); ``z``/``zp`` may be any vectors (the z slot)."""
+def sampled_pass(is_f, model, lv, b, it, w, W, need_prev, with_table,
+                 apply_delta, tmask):
+    """One minibatch ``lv.cur[:b]`` at the iterates ``it`` (u_k, and
+    u_{k-1} when ``need_prev``) into the directions of the work record
+    ``w``, after a prefetch of the next batch ``lv.perm[:b]`` (see module
+    docstring for what it adds).  The directions asked for are the rows of
+    ``W`` that are not zero (a zero row adds nothing).  ``with_table``:
+    the batch reads the level's table and writes k_q(u_k) into it."""
+    x, y, z, xp, yp, zp = it.x, it.y, it.z, it.xp, it.yp, it.zp
     S = lv.S
     T = lv.T
     X = lv.X
@@ -123,7 +127,7 @@ def sampled_pass(is_f, model, lv, b, x, y, z, xp, yp, zp, W, need_prev,
     # requested now; they arrive while this batch is computed.
     prefetch_rows(X, nidx, b)
     prefetch_labels(yv, nidx, b)
-    if read_table:
+    if with_table:
         prefetch_rows(T, nidx, b)
     if need_prev:
         _coef2(is_f, model, lv, idx, 0, b, x, y, z, xp, yp, zp, Kc, Kp)
@@ -132,22 +136,22 @@ def sampled_pass(is_f, model, lv, b, x, y, z, xp, yp, zp, W, need_prev,
     for t in range(b):
         q = idx[t]
         for c in range(K):
-            tq = T[q, c] if read_table else 0.0
+            tq = T[q, c] if with_table else 0.0
             kp = Kp[t, c] if need_prev else 0.0
             kc = Kc[t, c]
             for d in range(3):
                 S[B_CX + d, t, c] = (W[d, 0] * kc + W[d, 1] * kp
                                      + W[d, 2] * tq) * invb
-            if upd_table:
+            if with_table:
                 if apply_delta:
                     delta = (kc - tq) * invN
                     for d in range(3):
                         S[B_DX + d, t, c] = delta * tmask[d]
                 T[q, c] = kc
-    for which in range(2 if upd_table and apply_delta else 1):
+    for which in range(2 if with_table and apply_delta else 1):
         if which == 0:
             _apply(is_f, model, lv, idx, 0, b, S[B_CX], S[B_CY], S[B_CZ],
-                   ex, ey, ez)
+                   w.ex, w.ey, w.ez)
         else:
             _apply(is_f, model, lv, idx, 0, b, S[B_DX], S[B_DY], S[B_DZ],
-                   tbx, tby, tbz)
+                   w.tbx, w.tby, w.tbz)

@@ -244,18 +244,17 @@ class BWork(NamedTuple):
 
 
 class BConfig(NamedTuple):
-    """Numeric configuration of a baseline run (``baselines.BaselineConfig``
+    """Numeric configuration of a baseline run (``BaselineConfig``
     validated): its family's marker (``baseline_loop.family_marker``:
-    its type selects the family's iteration at compile time), its
-    algorithm code, the inverse-Hessian solver, batch, steps, loop lengths
-    and the parameters of each family."""
+    its type selects the family's iteration at compile time), the
+    inverse-Hessian solver, batch, steps, loop lengths and the parameters
+    of each family."""
     family: IntEnum
-    algo: int
     solver: int        # NEUMANN, HIA or SGD_Z
     batch: int
     alpha: float       # x step constant
     beta: float        # y step constant
-    eta: float         # Neumann/HIA scale and linear-system step
+    gamma: float       # Neumann/HIA scale and linear-system step
     exp_x: float
     exp_y: float
     exp_z: float       # FSLA's z step decay

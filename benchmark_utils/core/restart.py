@@ -19,7 +19,9 @@ the reported z is the last s_N.
 from ..numba_cache import njit
 from .jit import copy_into
 from .records import F, G
-from .solves import fresh, inverse_hvp, keep, phi, phi2, ul_pass, ul_pass2
+from .solves import (FULL_HESSIANS, ONE_POINT, SAMPLED_HESSIANS, TWO_POINTS,
+                     WITH_GY, fresh, inverse_hvp, keep, phi, phi2, ul_pass,
+                     ul_pass2)
 from .steps import schedule
 
 
@@ -29,10 +31,10 @@ def _restart(model, levels, it, w, cfg, stream):
     x, y = it.x, it.y
     lf, lg = levels[F], levels[G]
     ul_pass(model, levels, stream, lf.ident, lf.N, x, y, w.ux, w.r, w)
-    inverse_hvp(model, levels, stream, cfg, False, True, False, x, y, w.r,
-                w.s, x, y, w.r2, w.s2, w)
+    inverse_hvp(model, levels, stream, cfg, FULL_HESSIANS, ONE_POINT, x, y,
+                w.r, w.s, x, y, w.r2, w.s2, w)
     phi(model, levels, stream, lg.ident, lg.N, x, y, w.s, w.ux, w.vx, w.vy,
-        True, cfg.cross, w)
+        WITH_GY, cfg.cross, w)
     copy_into(it.xp, x)
     copy_into(it.yp, y)
     copy_into(it.z, w.s)
@@ -48,10 +50,10 @@ def _correct(model, levels, it, w, cfg, stream):
     J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
     ul_pass2(model, levels, stream, ids, b, x, y, w.ux, w.r, it.xp, it.yp,
              w.ux2, w.r2, w)
-    inverse_hvp(model, levels, stream, cfg, False, False, True, x, y, w.r,
-                w.s, it.xp, it.yp, w.r2, w.s2, w)
+    inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS, TWO_POINTS,
+                x, y, w.r, w.s, it.xp, it.yp, w.r2, w.s2, w)
     phi2(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, it.xp,
-         it.yp, w.s2, w.ux2, w.d2, w.gy2, True, cfg.cross, w)
+         it.yp, w.s2, w.ux2, w.d2, w.gy2, WITH_GY, cfg.cross, w)
     for c in range(x.shape[0]):
         w.vx[c] += w.d[c] - w.d2[c]
     for c in range(y.shape[0]):

@@ -20,11 +20,11 @@ blocks, each block keeping one call site of each kernel.
 """
 
 from ..numba_cache import njit
-from ..estimators import (IS_FULL, PAGE, batch_weights, has_table,
-                          iteration_rules, saga_form, tbar_from_batch)
 from ..problems.dispatch import reg
 from .counting import count_batch, count_full
 from .draw import draw_ahead, draw_large, take
+from .estimators import (IS_FULL, PAGE, batch_weights, has_table,
+                         iteration_rules, saga_form, tbar_from_batch)
 from .jit import NO_REFCOUNT, copy_into
 from .passes import full_pass, sampled_pass
 from .records import DIVERGED, F, G, K_ITER, STATUS
@@ -112,9 +112,8 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
             prev = prev_f if is_f else prev_g
             tab = tab_f if is_f else any_table
             lv = levels[part]
-            sampled_pass(is_f, model, lv, b, x, y, z, it.xp, it.yp, it.zp, W,
-                         prev, tab, tab, not sf, tmask, w.ex, w.ey, w.ez,
-                         w.tbx, w.tby, w.tbz)
+            sampled_pass(is_f, model, lv, b, it, w, W, prev, tab, not sf,
+                         tmask)
             count_batch(counters, b, done_f if is_f else done_g, prev)
             if sf:
                 for d in range(3):

@@ -6,9 +6,9 @@ randomness (joint mode), and the hypergradient assembly (B5).
 
     B1  y^{t+1} = y^t - beta grad_y g_{J_t}(x, y^t),  t < T
     B2  z^{t+1} = z^t - gamma (H_{J_t}(x, y) z^t - r),  t < T_z
-    B3  w_0 = r, w_q = w_{q-1} - eta H_{J_q} w_{q-1}, s = eta sum_{q<=Q} w_q
-    B4  p ~ U{0..Q-1}, w_0 = r, w_i = w_{i-1} - eta H_{J_i} w_{i-1},
-        s = Q eta w_p
+    B3  w_0 = r, w_q = w_{q-1} - gamma H_{J_q} w_{q-1}, s = gamma sum_{q<=Q} w_q
+    B4  p ~ U{0..Q-1}, w_0 = r, w_i = w_{i-1} - gamma H_{J_i} w_{i-1},
+        s = Q gamma w_p
     B5  Phi_{I,J}(x, y, s) = grad_x f_I(x, y) - X_J(x, y) s
 
 (Ji, Yang, Liang, ICML 2021, Alg. 3 for B3; Ghadimi and Wang, arXiv
@@ -18,13 +18,17 @@ block is inlined into its family; the oracles it calls are compiled once.
 
 from ..numba_cache import njit
 from ..prefetch import prefetch_labels, prefetch_rows
-from ..rng import randint
-from ..sampling import draw_batch, draw_block
+from .rng import randint
+from .sampling import draw_batch, draw_block
 from .jit import NO_REFCOUNT, copy_into
 from .oracles import level_mean, level_mean2, reg_at
 from .records import F, G, N_SAMPLES
 
 NEUMANN, HIA, SGD_Z = 0, 1, 2  # inverse-Hessian solvers (BConfig.solver)
+# Named flags of inverse_hvp and phi: a call site says what it asks for.
+SAMPLED_HESSIANS, FULL_HESSIANS = False, True  # batches or the full LL pass
+ONE_POINT, TWO_POINTS = False, True  # joint mode: also at the second point
+WITHOUT_GY, WITH_GY = False, True  # phi also returns grad_y g_J(x, y)
 
 
 @njit(cache=True, inline="always")
@@ -209,14 +213,16 @@ def sgd_z(model, levels, stream, Tz, gamma, x, y, z, r, b, blocks, w):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def inverse_hvp(model, levels, stream, cfg, hia, full, two, x, y, r, s,
-                x2, y2, r2, s2, w):
-    """B3 (``hia`` False) or B4 (``hia`` True): ``s ~ H(x, y)^{-1} r`` and,
-    ``two``, ``s2 ~ H(x2, y2)^{-1} r2`` with the same randomness (joint
-    mode: one truncation level p and the same batches at both points).
-    ``full``: every Hessian is the full LL pass (deterministic B3, VRBO's
-    restarts).  B4 draws p before its batches."""
-    eta = cfg.eta
+def inverse_hvp(model, levels, stream, cfg, full, two, x, y, r, s, x2, y2,
+                r2, s2, w):
+    """B3 (``cfg.solver`` NEUMANN) or B4 (HIA): ``s ~ H(x, y)^{-1} r`` and,
+    ``two`` (TWO_POINTS), ``s2 ~ H(x2, y2)^{-1} r2`` with the same
+    randomness (joint mode: one truncation level p and the same batches at
+    both points).  ``full`` (FULL_HESSIANS): every Hessian is the full LL
+    pass (deterministic B3, VRBO's restarts).  B4 draws p before its
+    batches."""
+    hia = cfg.solver == HIA
+    gamma = cfg.gamma
     Q = cfg.Q
     lv = levels[G]
     b = cfg.batch
@@ -225,11 +231,11 @@ def inverse_hvp(model, levels, stream, cfg, hia, full, two, x, y, r, s,
     dy = r.shape[0]
     for k in range(dy):
         w1[k] = r[k]
-        s[k] = eta * r[k]
+        s[k] = gamma * r[k]
     if two:
         for k in range(dy):
             w2[k] = r2[k]
-            s2[k] = eta * r2[k]
+            s2[k] = gamma * r2[k]
     for q in range(n_steps):
         if full:
             ids = lv.ident
@@ -241,15 +247,15 @@ def inverse_hvp(model, levels, stream, cfg, hia, full, two, x, y, r, s,
             hvp2(model, levels, stream, ids, cnt, x, y, w1, w.hv, x2, y2,
                  w2, w.tz, w)
             for k in range(dy):
-                w2[k] -= eta * w.tz[k]
-                s2[k] += eta * w2[k]
+                w2[k] -= gamma * w.tz[k]
+                s2[k] += gamma * w2[k]
         else:
             hvp(model, levels, stream, ids, cnt, x, y, w1, w.hv, w)
         for k in range(dy):
-            w1[k] -= eta * w.hv[k]
-            s[k] += eta * w1[k]
+            w1[k] -= gamma * w.hv[k]
+            s[k] += gamma * w1[k]
     if hia:
-        scale = Q * eta
+        scale = Q * gamma
         for k in range(dy):
             s[k] = scale * w1[k]
         if two:

@@ -12,7 +12,7 @@ iterate is finite (the run stops at the first one that is not).
 """
 
 from ..numba_cache import njit
-from ..estimators import clip_norm, moving_average
+from .estimators import clip_norm, moving_average
 
 
 @njit(cache=True)

@@ -10,7 +10,7 @@ Run from the repository root::
     python -m tools.bench.anchor [--solvers StocBiO,AmIGO,MRBO] [--rounds 2]
 
 On the ``Simulated`` quadratic problem (d_x = d_y = ``--dim``, n = m =
-``--n``) it measures, for each preset of ``presets.PRESETS``:
+``--n``) it measures, for each preset of ``algorithms.PRESETS``:
 
 1. the steady-state time per iteration and per sample evaluation (median of
    several timed chunks of ~0.5 s after a warm-up), and for the presets whose
@@ -42,11 +42,10 @@ Each shape's figures are printed with their targets (``targets.json``), and
 a summary of the targets ends the output.  Timings are printed, never
 asserted.  ``--steady-only`` measures part 1 alone.
 
-``--solvers`` also takes the baseline solvers (``baselines.SOLVERS``:
+``--solvers`` also takes the baseline solvers (``algorithms.BASELINES``:
 StocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA, F2SA), run through
-``BaselineRun`` with ``baselines.config_of`` of their solver defaults
-(first value of each list of ``baselines.solver_parameters``), the bench's
-batch and step size and ``--sampling``.  Their part 1 is per OUTER
+``BaselineRun`` with ``algorithms.config_of`` at their solver defaults,
+the bench's batch and step size and ``--sampling``.  Their part 1 is per OUTER
 iteration (inner loop, linear-system steps and hypergradient included), with
 the samples per iteration and the ns per sample evaluation; table 1b puts
 each baseline's ns per sample over SOBA's on the same problem and sampling

@@ -33,7 +33,7 @@ b. ours, in this process: the same solvers on the bench's shapes
    stored as each ``--dtypes`` value (float64 by default; float32 is the
    reference's storage, the arithmetic is float64 either way), one core)
    with each ``--samplings`` value, batch 64, the solvers'
-   defaults (baselines: ``baselines.solver_parameters``; T = Q = 10) and the
+   defaults (baselines: ``algorithms.solver_parameters``; T = Q = 10) and the
    bench's step size; µs per outer iteration from ``timing.steady_state``
    (median of timed chunks after a warm-up).
 
@@ -269,7 +269,7 @@ def print_final(rows, samplings, n_rounds):
 # Command line
 # --------------------------------------------------------------------------
 def parse_args(argv=None):
-    from benchmark_utils.presets import PRESETS
+    from benchmark_utils.algorithms import PRESETS
 
     from .shapes import baseline_names
     parser = argparse.ArgumentParser(

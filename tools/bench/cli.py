@@ -24,7 +24,7 @@ PROG = "python -m tools.bench"
 
 def parse_args(argv=None):
     """Command-line options."""
-    from benchmark_utils.presets import PRESETS
+    from benchmark_utils.algorithms import PRESETS
 
     from . import __doc__ as doc
     parser = argparse.ArgumentParser(
@@ -159,7 +159,7 @@ def compile_section(args, settings, out):
               + f"baselines not probed ({', '.join(args.baselines)}): the "
               "compile probe times the presets' entry only; the baselines' "
               "entry (engine.run_baseline) is compiled by "
-              "solver_base.compile_baselines", flush=True)
+              "engine.compile_baselines", flush=True)
 
 
 def memory_section(data, args, settings, info, **kwargs):

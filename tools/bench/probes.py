@@ -91,16 +91,17 @@ def run_child(code, cache_dir=None):
 def child_compile(name, t_start):
     """Child side: time importing numba, the core, the solvers' base
     (benchopt), then a run(2) of preset ``name`` on the solvers' tiny
-    warm-up problem (``solver_base._tiny_problem``)."""
+    warm-up problem (``engine.tiny_problem``)."""
     from .shapes import make_config, make_run
     t0 = time.perf_counter()
     import numba  # noqa: F401
     t1 = time.perf_counter()
-    import benchmark_utils.pnpbo  # noqa: F401
+    import benchmark_utils.algorithms  # noqa: F401
     t2 = time.perf_counter()
-    from benchmark_utils.solver_base import _tiny_problem
+    import benchmark_utils.solver_base  # noqa: F401
+    from benchmark_utils.engine import tiny_problem
     t3 = time.perf_counter()
-    make_run(_tiny_problem(), make_config(name, 2)).run(2)
+    make_run(tiny_problem(), make_config(name, 2)).run(2)
     t4 = time.perf_counter()
     emit(dict(startup_s=t0 - t_start, numba_import_s=t1 - t0,
               core_import_s=t2 - t1, base_import_s=t3 - t2,
@@ -194,23 +195,18 @@ def child_memory(name, path, batch_size, n_iter, step_size=STEP_SIZE):
     ``name=None`` is the baseline: same imports (numba, the core and the
     solvers' base, benchopt included, as in a benchopt run) and problem,
     no solver; a solver child also records the RSS once the compiled core
-    is loaded (``solver_base.compile_core``; a baseline's child loads the
-    baselines' entry, ``solver_base.compile_baselines``), before its own
+    is loaded (``engine.compile_for``: the core, or a baseline's family
+    loop), before its own
     ``PnPBORun`` (``BaselineRun``) on the problem.
     """
-    from benchmark_utils.baselines import SOLVERS
-    from benchmark_utils.solver_base import compile_baselines, compile_core
-    from .shapes import is_baseline, make_run, problem_config, problem_of
+    from benchmark_utils.engine import compile_for
+    from .shapes import make_run, problem_config, problem_of
     problem = problem_of(load_data(path))
     result = dict(peak_build_mib=peak_rss_mib(),
                   rss_build_mib=current_rss_mib())
     if name is not None:
-        # a baseline loads the baselines' entry instead of the core's
-        if is_baseline(name):
-            compile_baselines(problem.Xg.dtype.type, problem.task,
-                              SOLVERS[name]["algorithm"])
-        else:
-            compile_core(problem.Xg.dtype.type, problem.task)
+        # a baseline loads its family's entry instead of the core's
+        compile_for(name, problem.Xg.dtype.type, problem.task)
         result["rss_loaded_mib"] = current_rss_mib()
         run = make_run(problem, problem_config(problem, name, batch_size,
                                                step_size=step_size))

@@ -123,14 +123,10 @@ def data_rows(data):
 
 
 def baseline_names():
-    """Names of the baseline solvers (``baselines.SOLVERS``: StocBiO,
-    AmIGO, ...), which the bench accepts beside the presets (none with a
-    core that has no baseline solvers)."""
-    try:
-        from benchmark_utils.baselines import SOLVERS
-    except ImportError:
-        return ()
-    return tuple(SOLVERS)
+    """Names of the baseline solvers (``algorithms.BASELINES``: StocBiO,
+    AmIGO, ...), which the bench accepts beside the presets."""
+    from benchmark_utils.algorithms import BASELINES
+    return tuple(BASELINES)
 
 
 def is_baseline(name):
@@ -140,27 +136,14 @@ def is_baseline(name):
 
 def make_config(name, batch_size, step_size=STEP_SIZE, n=None, m=None,
                 **overrides):
-    """Config of solver ``name`` with the bench's batch and step size.
-
-    A preset gives a ``PnPBOConfig``.  A baseline gives the
-    ``BaselineConfig`` of ``baselines.config_of(name, values, n, m)``,
-    ``values`` being its solver defaults (``baselines.solver_parameters``,
-    first value of each list) with ``batch_size``, ``step_size`` and the
-    ``overrides`` (e.g. ``sampling``); ``n``, ``m`` (the problem's UL / LL
-    samples) set VRBO's restart period.
-    """
-    if is_baseline(name):
-        from benchmark_utils.baselines import config_of, solver_parameters
-        values = {key: value[0]
-                  for key, value in solver_parameters(name).items()}
-        values.update(batch_size=batch_size, step_size=step_size,
-                      **overrides)
-        return config_of(name, values, n, m)
-    from benchmark_utils.pnpbo import PnPBOConfig
-    from benchmark_utils.presets import PRESETS
-    values = dict(PRESETS[name], batch_size=batch_size, step_size=step_size)
-    values.update(overrides)
-    return PnPBOConfig(**values)
+    """``algorithms.config_of`` of solver ``name`` at its defaults with the
+    bench's batch and step size and the ``overrides`` (e.g. ``sampling``);
+    ``n``, ``m`` (the problem's UL / LL samples) set VRBO's restart
+    period."""
+    from benchmark_utils.algorithms import config_of
+    sizes = None if n is None or m is None else (n, m)
+    return config_of(name, sizes=sizes, batch_size=batch_size,
+                     step_size=step_size, **overrides)
 
 
 def problem_config(problem, name, batch_size, **kwargs):
@@ -169,28 +152,23 @@ def problem_config(problem, name, batch_size, **kwargs):
 
 
 def make_run(problem, config, seed=0):
-    """A fresh ``PnPBORun`` (or ``BaselineRun`` for a ``BaselineConfig``)
-    from the Objective's starting point of ``seed``
-    (``tasks.starting_point``)."""
+    """A fresh run of ``config`` (``algorithms.run_of``) from the
+    Objective's starting point of ``seed`` (``tasks.starting_point``)."""
+    from benchmark_utils.algorithms import run_of
     from benchmark_utils.tasks import starting_point
-    if type(config).__name__ == "BaselineConfig":
-        from benchmark_utils.baselines import BaselineRun as Run
-    else:
-        from benchmark_utils.pnpbo import PnPBORun as Run
-    return Run(problem, config, *starting_point(problem, seed), seed)
+    return run_of(problem, config, *starting_point(problem, seed), seed)
 
 
 def warm_core(baselines=(), dtype="float64", task="quadratic"):
     """Compile the core for ``task`` or load it from numba's cache, as a
-    solver's warm-up does (``solver_base.compile_core``), for features of
+    solver's warm-up does (``engine.compile_for``), for features of
     ``dtype``; also the loops of the baseline solvers named in
-    ``baselines`` (benchopt names; ``True``: every family), as their
-    warm-up does (``solver_base.compile_baselines``)."""
-    from benchmark_utils.solver_base import compile_baselines, compile_core
+    ``baselines`` (benchopt names; ``True``: every family)."""
+    from benchmark_utils.engine import (compile_baselines, compile_core,
+                                        compile_for)
     compile_core(dtype, task)
     if baselines is True:
         compile_baselines(dtype, task)
         return
-    from benchmark_utils.baselines import SOLVERS
     for name in baselines or ():
-        compile_baselines(dtype, task, SOLVERS[name]["algorithm"])
+        compile_for(name, dtype, task)

@@ -8,7 +8,7 @@ number generators", ACM TOMS 2021).
 import numpy as np
 from numba import uint64
 
-from .numba_cache import njit
+from ..numba_cache import njit
 
 _MASK = (1 << 64) - 1
 

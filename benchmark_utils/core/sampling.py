@@ -16,7 +16,7 @@ beginning, not a short block).
 """
 import numpy as np
 
-from .numba_cache import njit
+from ..numba_cache import njit
 from .rng import randint, uniform
 
 

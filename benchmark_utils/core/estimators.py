@@ -35,7 +35,7 @@ References: SAGA (Defazio et al. 2014), SARAH (Nguyen et al. 2017), STORM
 """
 import math
 
-from .numba_cache import njit
+from ..numba_cache import njit
 
 
 SGD, SAGA, SARAH, STORM, PAGE, ZEROSARAH = 0, 1, 2, 3, 4, 5

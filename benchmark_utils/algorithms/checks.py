@@ -1,0 +1,62 @@
+"""Checks of parameter values: each error names the parameter, the allowed
+values and the value it got."""
+import math
+
+import numpy as np
+
+SAMPLING_CHOICES = ("blocks", "uniform")
+
+
+def is_number(value):
+    """A real number (int, float or numpy scalar; not a bool, not a
+    string)."""
+    return (isinstance(value, (int, float, np.floating, np.integer))
+            and not isinstance(value, (bool, np.bool_)))
+
+
+def check_number(name, value):
+    """Any finite real number: the parameters the chosen estimators do not
+    use still go into the engine's float arrays."""
+    if not (is_number(value) and math.isfinite(value)):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+
+
+def check_positive(name, value):
+    if not (is_number(value) and math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+
+
+def check_unit(name, value):
+    if not (is_number(value) and 0 < value <= 1):
+        raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+
+
+def check_exponent(name, value):
+    if not (is_number(value) and 0 <= value <= 1):
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+
+
+def check_integer(name, value, low, note=""):
+    """An integer >= ``low`` (an integral float such as 64.0 is accepted);
+    NaN, inf, strings and bools are refused with the parameter's name."""
+    if not (is_number(value) and math.isfinite(value)
+            and int(value) == value and value >= low):
+        raise ValueError(
+            f"{name} must be an integer >= {low}{note}, got {value!r}")
+
+
+def check_choice(name, value, choices):
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, "
+                         f"got {value!r}")
+
+
+def check_batch(batch_size, n=None, m=None):
+    """``batch_size`` an integer >= 1 and at most the samples of each level
+    (``n`` UL, ``m`` LL; unchecked when unknown)."""
+    check_integer("batch_size", batch_size, 1)
+    for size, label in ((n, "n (UL samples)"), (m, "m (LL samples)")):
+        if size is not None and batch_size > size:
+            raise ValueError(
+                f"batch_size must be at most the number of samples: "
+                f"batch_size={batch_size} > {label}={size}")

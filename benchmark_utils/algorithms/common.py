@@ -1,0 +1,123 @@
+"""What every algorithm shares: the steps and batches of a configuration
+(``Steps``) and the counters and result of a run (``RunStatus``).
+
+Step sizes follow benchmark_bilevel's convention: ``step_size`` is the y
+step beta, ``alpha = beta / outer_ratio`` the x step and ``gamma = beta /
+z_ratio`` the z step (the baselines' Neumann/HIA scale and linear-system
+step); each decays as ``c / (k + 1)^e`` with its exponent over outer
+iterations k (docs/algorithms.md §3, docs/baselines.md §3).
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core import records
+from ..core.rng import seed_state
+from ..core.sampling import draw_batch, identity_perm
+from .checks import (SAMPLING_CHOICES, check_batch, check_choice,
+                     check_exponent, check_positive)
+
+
+@dataclass
+class Steps:
+    """The fields every configuration has: steps, their decays, the batch
+    and how batches are drawn (``"uniform"`` b-subsets, or ``"blocks"``: b
+    consecutive samples of an order permuted once per run, from a uniformly
+    random start; docs/algorithms.md §2)."""
+    step_size: float = 0.1
+    outer_ratio: float = 1.0
+    z_ratio: float = 1.0
+    exponent_x: float = 0.0
+    exponent_y: float = 0.0
+    exponent_z: float = 0.0
+    batch_size: int = 64
+    sampling: str = "uniform"
+
+    def validate_steps(self, n=None, m=None):
+        """Check the shared fields (``n``, ``m``: the problem's UL and LL
+        samples, when known, bound ``batch_size``)."""
+        check_choice("sampling", self.sampling, SAMPLING_CHOICES)
+        for name in ("step_size", "outer_ratio", "z_ratio"):
+            check_positive(name, getattr(self, name))
+        for name in ("exponent_x", "exponent_y", "exponent_z"):
+            check_exponent(name, getattr(self, name))
+        check_batch(self.batch_size, n, m)
+
+    @property
+    def alpha(self):
+        return self.step_size / self.outer_ratio
+
+    @property
+    def beta(self):
+        return self.step_size
+
+    @property
+    def gamma(self):
+        return self.step_size / self.z_ratio
+
+
+def block_orders(rng, n, m):
+    """The UL and LL orders of ``blocks`` sampling: full Fisher-Yates
+    shuffles of ``0..n-1`` then ``0..m-1`` drawn from ``rng`` (in place)."""
+    out = []
+    for size in (n, m):
+        order = identity_perm(size)
+        draw_batch(rng, order, size)
+        out.append(order)
+    return tuple(out)
+
+
+class RunStatus:
+    """Iterates, counters and result of a run held in the records of
+    ``core.records``: shared by ``PnPBORun`` and ``BaselineRun``."""
+
+    def _start(self, problem, config, start, seed, table):
+        """Validate, then the records every run starts from: the model, the
+        generator seeded from ``seed`` (under ``sampling="blocks"`` each
+        level's order, a full Fisher-Yates shuffle drawn from it before
+        iteration 0, f then g), the levels (``table``: ``"full"`` when the
+        run keeps per-sample tables, else ``"one"``) and copies of the
+        starting point ``start = (x0, y0, z0)``."""
+        config.validate(problem.n, problem.m)
+        self.problem = problem
+        self.config = config
+        p = problem
+        dx, dy = p.dim_x, p.dim_y
+        x0, y0, z0 = (np.asarray(v, dtype=np.float64) for v in start)
+        if x0.shape != (dx,) or y0.shape != (dy,) or z0.shape != (dy,):
+            raise ValueError(
+                f"starting point shapes must be x0: ({dx},), y0: ({dy},), "
+                f"z0: ({dy},); got {x0.shape}, {y0.shape}, {z0.shape}")
+        self.model = records.make_model(p)
+        self.stream = records.make_stream(seed_state(seed))
+        self.orders = None
+        if config.sampling == "blocks":
+            self.orders = block_orders(self.stream.rng, p.n, p.m)
+        self.levels = records.make_levels(p, table, config.batch_size,
+                                          self.orders)
+        self.iterates = records.make_iterates(x0, y0, z0)
+
+    x = property(lambda self: self.iterates.x)
+    y = property(lambda self: self.iterates.y)
+    z = property(lambda self: self.iterates.z)
+
+    @property
+    def counters(self):
+        return self.stream.counters
+
+    @property
+    def iteration(self):
+        return int(self.counters[records.K_ITER])
+
+    @property
+    def n_samples(self):
+        return int(self.counters[records.N_SAMPLES])
+
+    @property
+    def diverged(self):
+        return bool(self.counters[records.STATUS] == records.DIVERGED)
+
+    def result(self):
+        """Copies of the iterates, the sample count and the status."""
+        return dict(x=self.x.copy(), y=self.y.copy(), z=self.z.copy(),
+                    n_samples=self.n_samples, diverged=self.diverged)

@@ -1,0 +1,267 @@
+"""The one table of algorithms (docs/algorithms.md §4, docs/baselines.md
+§3): for every solver, what it fixes, its parameters with their defaults,
+and how each parameter reaches its configuration.
+
+An entry (``Algorithm``) states
+
+* ``kind``: ``SINGLE_LOOP`` (a preset of Algorithm 1, ``PnPBOConfig``) or
+  ``BASELINE`` (a loop family of docs/baselines.md, ``BaselineConfig``);
+  the kind gives the configuration class, the parameters every solver of
+  the kind exposes first (``common``), the parameters named differently
+  from the fields they set (``renames``) and those that are benchopt
+  plumbing (``solver_only``);
+* ``fixed``: the configuration fields the algorithm fixes (its estimators
+  and moving average; a baseline's ``algorithm``): a user cannot change
+  them;
+* ``parameters``: the solver's own parameters and their defaults, in the
+  order the solver lists them after ``common`` (an entry may restate a
+  common parameter with another default: SOBA's exponents);
+* ``values`` (optional): ``{parameter: {solver's value: config value}}``
+  for values the solver names differently (MA-SABA's ``init=zero`` is the
+  engine's ``minibatch`` start); other values are refused.
+
+A solver's benchopt ``parameters`` are ``solver_parameters(name)``, its
+configuration ``config_of(name, **values)``: solvers, tools and tests all
+build configurations this way.  The parameter names and defaults are
+pinned by ``tests/test_presets.py``: benchopt's result names and users'
+configs depend on them.
+"""
+import math
+from dataclasses import dataclass, field, fields
+
+from .baseline import BaselineConfig, BaselineRun
+from .checks import check_positive, check_integer
+from .pnpbo import PnPBOConfig, PnPBORun
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What the solvers of one kind share (see the module docstring)."""
+    config: type
+    run: type
+    common: dict
+    renames: dict
+    solver_only: tuple
+
+
+SINGLE_LOOP = Kind(
+    config=PnPBOConfig, run=PnPBORun,
+    common=dict(
+        batch_size=64,
+        step_size=0.1,       # beta (y step)
+        outer_ratio=1.0,     # alpha = beta / outer_ratio
+        z_ratio=1.0,         # gamma = beta / z_ratio
+        exponent_x=0.0,      # alpha_k = alpha / (k + 1)^exponent_x
+        exponent_yz=0.0,     # beta_k, gamma_k likewise
+        eval_freq=128,       # iterations between two callback calls
+        sampling="uniform",  # "uniform" subsets or contiguous "blocks"
+    ),
+    renames={"exponent_yz": ("exponent_y", "exponent_z")},
+    solver_only=("eval_freq",))
+
+# The baselines keep benchmark_bilevel's parameter names (``n_shia_steps``,
+# ``eta``, ...); ``eta`` is the STORM weight there, not gamma.
+BASELINE = Kind(
+    config=BaselineConfig, run=BaselineRun,
+    common=dict(batch_size=64, step_size=0.1, outer_ratio=1.0,
+                sampling="uniform"),
+    renames={"n_shia_steps": ("Q",), "n_hia_steps": ("Q",),
+             "eta": ("storm_a",), "exponent_eta": ("exponent_a",),
+             "exponent_yz": ("exponent_y", "exponent_z")},
+    solver_only=("eval_freq", "period_frac"))
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    kind: Kind
+    fixed: dict
+    parameters: dict
+    values: dict = field(default_factory=dict)
+
+
+def _single_loop(estimators, ma, values=None, **parameters):
+    """A preset of Algorithm 1: ``estimators`` on x, y, z (one name for
+    all three, or a triple)."""
+    if isinstance(estimators, str):
+        estimators = (estimators,) * 3
+    fixed = dict(zip(("estimator_x", "estimator_y", "estimator_z"),
+                     estimators), ma=ma)
+    return Algorithm(SINGLE_LOOP, fixed, parameters, values or {})
+
+
+def _baseline(algorithm, **parameters):
+    return Algorithm(BASELINE, dict(algorithm=algorithm), parameters)
+
+
+_HESSIAN = dict(z_ratio=1.0)  # gamma = step_size / z_ratio
+
+ALGORITHMS = {
+    # The PnPBO presets (docs/algorithms.md §4).
+    "SPABA": _single_loop("page", "off", p=0.01, large_batch=0, R=1.0),
+    "SFFBA": _single_loop("zerosarah", "off", rho_bar=0.1, init="full",
+                          R=1.0),
+    "MSEBA": _single_loop(("page", "zerosarah", "page"), "off", p=0.01,
+                          rho_bar=0.1, init="full", R=1.0),
+    "MA-SABA": _single_loop("saga", "on", rho=0.1, init="full", R=1.0,
+                            values=dict(init=dict(full="full",
+                                                  zero="minibatch"))),
+    "SRMBA": _single_loop("storm", "off", storm_a=0.1, init="minibatch",
+                          R=1.0),
+    "SRBA": _single_loop("sarah", "off", period=100, R=1.0),
+    "SOBA": _single_loop("sgd", "off", exponent_x=0.5, exponent_yz=0.5,
+                         R=math.inf),
+    "MA-SOBA": _single_loop("sgd", "on", rho=0.1, R=math.inf),
+    "SABA": _single_loop("saga", "off", init="full", R=math.inf),
+    # The generic solver: nothing fixed, every estimator and parameter free.
+    "PnPBO": Algorithm(SINGLE_LOOP, {}, dict(
+        estimator_x="page", estimator_y="page", estimator_z="page",
+        ma="auto", rho=0.1, R=1.0, p=0.01, rho_bar=0.1, storm_a=0.1,
+        period=100, init="full", large_batch=0)),
+    # The baselines (docs/baselines.md §3).
+    "StocBiO": _baseline(
+        "stocBiO", **_HESSIAN, exponent_x=0.0, exponent_y=0.0,
+        n_inner_steps=10, n_shia_steps=10, eval_freq=16),
+    "AmIGO": _baseline(
+        "AmIGO", **_HESSIAN, exponent_x=0.0, exponent_y=0.0,
+        n_inner_steps=10, n_z_steps=10, eval_freq=16),
+    "BSA": _baseline(
+        "BSA", **_HESSIAN, exponent_x=0.5, exponent_y=0.5,
+        n_inner_steps=10, n_hia_steps=10, eval_freq=16),
+    "TTSA": _baseline(
+        "TTSA", **_HESSIAN, exponent_x=0.6, exponent_y=0.4, n_hia_steps=10,
+        eval_freq=32),
+    "SUSTAIN": _baseline(
+        "SUSTAIN", **_HESSIAN, exponent_x=1 / 3, exponent_y=1 / 3,
+        n_hia_steps=10, eta=0.5, exponent_eta=2 / 3, eval_freq=16),
+    "MRBO": _baseline(
+        "MRBO", **_HESSIAN, exponent_x=1 / 3, exponent_y=1 / 3,
+        n_shia_steps=10, eta=0.5, exponent_eta=2 / 3, eval_freq=16),
+    "VRBO": _baseline(
+        "VRBO", **_HESSIAN, exponent_x=0.0, exponent_y=0.0,
+        n_inner_steps=10, n_shia_steps=10, period_frac=0.5, eval_freq=2),
+    "FSLA": _baseline(
+        "FSLA", **_HESSIAN, exponent_x=0.5, exponent_yz=0.5, storm_a=None,
+        exponent_a=0.5, eval_freq=32),
+    "F2SA": _baseline(
+        "F2SA", step_size=0.01, exponent_x=5 / 7, exponent_y=5 / 7,
+        exponent_w=4 / 7, n_inner_steps=10, lmbda0=1.0, delta_lmbda=0.1,
+        exponent_delta=6 / 7, eval_freq=8),
+}
+PRESETS = [name for name, a in ALGORITHMS.items()
+           if a.kind is SINGLE_LOOP and name != "PnPBO"]
+BASELINES = [name for name, a in ALGORITHMS.items() if a.kind is BASELINE]
+
+
+def entry(name):
+    """The ``Algorithm`` of solver ``name``."""
+    if name not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {list(ALGORITHMS)}, "
+                         f"got {name!r}")
+    return ALGORITHMS[name]
+
+
+def defaults(name):
+    """{parameter: default} of solver ``name``: its kind's common
+    parameters, then its own (a later default overrides)."""
+    algo = entry(name)
+    return {**algo.kind.common, **algo.parameters}
+
+
+def solver_parameters(name):
+    """benchopt ``parameters`` of solver ``name``: each default as a
+    one-element list (a fresh dict: benchopt may not share it between
+    solvers)."""
+    return {key: [value] for key, value in defaults(name).items()}
+
+
+def fields_of(name, key, value):
+    """``{configuration field: value}`` set by parameter ``key`` of solver
+    ``name`` (empty for benchopt plumbing such as ``eval_freq``)."""
+    kind = entry(name).kind
+    if key in kind.solver_only:
+        return {}
+    return dict.fromkeys(kind.renames.get(key, (key,)), value)
+
+
+def config_of(name, sizes=None, **values):
+    """The validated configuration of solver ``name`` with parameter
+    ``values``, the others at the solver's defaults.
+
+    ``values`` may name the solver's parameters (``exponent_yz``,
+    ``n_shia_steps``, ``eta``, ``init="zero"``, ...) or any configuration
+    field the algorithm does not fix (``exponent_y``, ``large_batch``,
+    ...): tests and tools set fields no solver exposes.  ``sizes = (n,
+    m)``, the problem's UL and LL samples, bound ``batch_size`` and set
+    VRBO's restart period from ``period_frac`` (without them the period
+    keeps its default: for validation only).  A bad value is named as it
+    was set (``n_shia_steps``, ``eta``, ``exponent_yz``), not by the field
+    it fills.
+    """
+    algo = entry(name)
+    kind = algo.kind
+    field_names = {f.name for f in fields(kind.config)}
+    allowed = set(defaults(name)) | (field_names - set(algo.fixed))
+    for key in values:
+        if key in algo.fixed:
+            free = (" (the PnPBO solver leaves it free)"
+                    if kind is SINGLE_LOOP else "")
+            raise ValueError(f"{name} fixes {key}={algo.fixed[key]!r}; "
+                             f"it cannot be set{free}")
+        if key not in allowed:
+            raise ValueError(f"unknown parameter {key!r} for {name}: its "
+                             f"parameters are {sorted(allowed)}")
+    merged = {**defaults(name), **values}
+    config = dict(algo.fixed)
+    source = {}  # field -> the parameter that set it
+    for key, value in merged.items():
+        renames = algo.values.get(key)
+        if renames is not None:
+            if not (isinstance(value, str) and value in renames):
+                raise ValueError(f"{key} must be one of {list(renames)}, "
+                                 f"got {value!r}")
+            value = renames[value]
+        for target, v in fields_of(name, key, value).items():
+            config[target] = v
+            source[target] = key
+    if isinstance(config.get("R"), str):
+        # benchopt's command line passes R=inf as 'inf'
+        try:
+            config["R"] = float(config["R"])
+        except ValueError:
+            pass  # validate names it
+    if source.get("storm_a") == "storm_a" and config["storm_a"] is None:
+        # FSLA's storm_a=None: a_k tied to step_size (benchmark_bilevel's
+        # setting); another parameter set to None is named by validate
+        check_positive("step_size", config.get("step_size"))
+        config["storm_a"] = config["step_size"]
+        if not config["storm_a"] <= 1:
+            raise ValueError(
+                "storm_a must be in (0, 1] (storm_a=None takes step_size, "
+                f"here {config['storm_a']!r}); set storm_a explicitly")
+    if "period_frac" in merged:
+        check_positive("period_frac", merged["period_frac"])
+        if sizes is not None:
+            check_integer("batch_size", config["batch_size"], 1)
+            config["period"] = period_of(merged["period_frac"], *sizes,
+                                         config["batch_size"])
+    n, m = (None, None) if sizes is None else sizes
+    try:
+        return kind.config(**config).validate(n, m)
+    except ValueError as err:
+        target, _, rest = str(err).partition(" ")
+        if source.get(target, target) != target:
+            raise ValueError(f"{source[target]} {rest}") from None
+        raise
+
+
+def period_of(period_frac, n, m, batch_size):
+    """VRBO's restart period in outer iterations, benchmark_bilevel's
+    ``int((n + m) period_frac / batch_size)`` (at least 1)."""
+    check_positive("period_frac", period_frac)
+    return max(1, int((n + m) * period_frac / batch_size))
+
+
+def run_of(problem, config, x0, y0, z0, seed):
+    """A fresh run of ``config`` (``PnPBORun`` or ``BaselineRun``)."""
+    run = BaselineRun if isinstance(config, BaselineConfig) else PnPBORun
+    return run(problem, config, x0, y0, z0, seed)
