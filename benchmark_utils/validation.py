@@ -75,57 +75,22 @@ def check_data(task, X_train, y_train, X_val, y_val, X_test=None,
     spec.check(task, checked, p, task_params)
 
 
-# Checks of one task, ``TaskSpec.check`` (``problems/<task>.py``): called
-# after the generic checks with ``parts = [(part, X, y)]`` (train, val and,
-# when given, test) and ``p`` features.
+# A library for the tasks' own checks (``TaskSpec.check`` in
+# ``problems/<task>.py``), called after the generic checks with ``parts =
+# [(part, X, y)]`` (train, val and, when given, test) and ``p`` features.
 
-def check_pm1_labels(task, parts, p, task_params):
-    """Labels exactly -1 or +1 (logreg)."""
-    for part, _, y in parts:
-        _check_pm1(f"y_{part}", y, task)
-
-
-def check_class_labels(task, parts, p, task_params):
+def check_class_labels(task, parts, task_params):
     """``n_classes`` an integer >= 2 and labels integers in
-    ``0..n_classes - 1`` (multilogreg)."""
-    C = _param(task, task_params, "n_classes")
-    if not (_is_integer(C) and C >= 2):
+    ``0..n_classes - 1`` (multilogreg, datacleaning)."""
+    C = task_param(task, task_params, "n_classes")
+    if not (is_integer(C) and C >= 2):
         raise ValueError(
             f"n_classes must be an integer >= 2, got {C!r}")
     for part, _, y in parts:
-        _check_classes(f"y_{part}", y, int(C))
+        check_classes(f"y_{part}", y, int(C))
 
 
-def check_datacleaning(task, parts, p, task_params):
-    """Those of ``check_class_labels`` and ``l2_reg`` (C_r) a finite number
-    > 0."""
-    check_class_labels(task, parts, p, task_params)
-    l2 = _param(task, task_params, "l2_reg")
-    if not (_is_real(l2) and math.isfinite(l2) and l2 > 0):
-        raise ValueError(
-            "l2_reg must be a finite number > 0 (C_r of g: without "
-            "it the softmax loss is invariant to shifting every "
-            "class row by the same vector, so g is not strongly "
-            f"convex in y and y*(x) is not unique), got {l2!r}")
-
-
-def check_quadratic(task, parts, p, task_params):
-    """``dim_x`` an integer in ``[1, p - 1]``, ``ridge`` and ``lam`` finite
-    numbers."""
-    dim_x = _param(task, task_params, "dim_x")
-    if not (_is_integer(dim_x) and 1 <= dim_x <= p - 1):
-        raise ValueError(
-            f"dim_x must be an integer in [1, p - 1] = [1, {p - 1}] "
-            f"(p = {p} features: the last dim_x columns of X multiply "
-            f"x, the first p - dim_x multiply y), got {dim_x!r}")
-    for name in ("ridge", "lam"):
-        value = _param(task, task_params, name)
-        if not (_is_real(value) and math.isfinite(value)):
-            raise ValueError(
-                f"{name} must be a finite number, got {value!r}")
-
-
-def _param(task, params, name):
+def task_param(task, params, name):
     if name not in params:
         raise ValueError(
             f"the {task} task needs the parameter {name}, which the dataset "
@@ -133,13 +98,13 @@ def _param(task, params, name):
     return params[name]
 
 
-def _is_real(value):
+def is_real(value):
     return (isinstance(value, numbers.Real)
             and not isinstance(value, (bool, np.bool_)))
 
 
-def _is_integer(value):
-    return (_is_real(value) and math.isfinite(value)
+def is_integer(value):
+    return (is_real(value) and math.isfinite(value)
             and int(value) == value)
 
 
@@ -201,7 +166,7 @@ def _bad_value(name, value, where):
     return f"{name} contains NaN or inf (first at {where}: {value})"
 
 
-def _check_pm1(name, y, task):
+def check_pm1(name, y, task):
     bad = (y != 1) & (y != -1)
     if bad.any():
         i = _first_bad(bad)
@@ -210,7 +175,7 @@ def _check_pm1(name, y, task):
             f"{i}")
 
 
-def _check_classes(name, y, C):
+def check_classes(name, y, C):
     if y.dtype.kind == "f":
         bad = (y < 0) | (y >= C) | (y != np.floor(y))
     else:

@@ -22,7 +22,6 @@ import math
 import numpy as np
 
 from ..numba_cache import njit
-from ..validation import check_datacleaning
 from . import DATACLEANING
 from .multilogreg import apply_f as _apply_f
 from .multilogreg import apply_g as _apply_g
@@ -134,12 +133,28 @@ def _problem_params(X_train, n_classes, l2_reg, **_):
     return [p, C, l2_reg], m, p * C
 
 
+def _check(task, parts, p, task_params):
+    """Class labels as multilogreg's and ``l2_reg`` (C_r) a finite number
+    > 0."""
+    # imported here: the data checks are Python-side, and a module-level
+    # import would make this task's compiled kernels depend on them
+    from ..validation import check_class_labels, is_real, task_param
+    check_class_labels(task, parts, task_params)
+    l2 = task_param(task, task_params, "l2_reg")
+    if not (is_real(l2) and math.isfinite(l2) and l2 > 0):
+        raise ValueError(
+            "l2_reg must be a finite number > 0 (C_r of g: without "
+            "it the softmax loss is invariant to shifting every "
+            "class row by the same vector, so g is not strongly "
+            f"convex in y and y*(x) is not unique), got {l2!r}")
+
+
 SPEC = TaskSpec(
     name="datacleaning", code=DATACLEANING,
     n_coef=lambda params: (int(params[1]), 2 * int(params[1]) + 1),
     problem_params=_problem_params,
     # sample weights sigma(x_j) start near 1/2
     starting_point=logistic_starting_point(0.0),
-    check=check_datacleaning,
+    check=_check,
     metrics="metrics:GLMMetrics",
     oracle="exact_glm:DataCleaning")

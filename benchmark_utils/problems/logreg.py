@@ -22,7 +22,6 @@ F2SA oracle (Kwon et al., ICML 2023): grad_x G_j = 0, grad_x R = 1/2 e^x * y^2.
 import numpy as np
 
 from ..numba_cache import njit
-from ..validation import check_pm1_labels
 from . import LOGREG
 from .scratch import TILE, stack_scratch
 from .spec import TaskSpec, logistic_starting_point
@@ -294,13 +293,22 @@ def _problem_params(X_train, **_):
     return [p], p, p
 
 
+def _check(task, parts, p, task_params):
+    """Labels exactly -1 or +1."""
+    # imported here: the data checks are Python-side, and a module-level
+    # import would make this task's compiled kernels depend on them
+    from ..validation import check_pm1
+    for part, _, y in parts:
+        check_pm1(f"y_{part}", y, task)
+
+
 SPEC = TaskSpec(
     name="logreg", code=LOGREG,
     n_coef=lambda params: (1, 2),
     problem_params=_problem_params,
     # regularisation weights e^{x_k} start near 0.01
     starting_point=logistic_starting_point(np.log(0.01)),
-    check=check_pm1_labels,
+    check=_check,
     metrics="metrics:GLMMetrics",
     oracle="exact_glm:LogReg",
     cross_in_data=False)

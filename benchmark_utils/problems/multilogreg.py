@@ -21,7 +21,6 @@ import math
 import numpy as np
 
 from ..numba_cache import njit
-from ..validation import check_class_labels
 from . import MULTILOGREG
 from .softmax_ce import any_nonzero, batch_add_outer, batch_add_outer_one, \
     batch_add_outer_pair, batch_class_dots, batch_class_dots2, \
@@ -221,13 +220,22 @@ def _problem_params(X_train, n_classes, **_):
     return [p, C], C, p * C
 
 
+def _check(task, parts, p, task_params):
+    """``n_classes`` an integer >= 2 and labels integers in
+    ``0..n_classes - 1``."""
+    # imported here: the data checks are Python-side, and a module-level
+    # import would make this task's compiled kernels depend on them
+    from ..validation import check_class_labels
+    check_class_labels(task, parts, task_params)
+
+
 SPEC = TaskSpec(
     name="multilogreg", code=MULTILOGREG,
     n_coef=lambda params: (int(params[1]), 2 * int(params[1])),
     problem_params=_problem_params,
     # regularisation weights e^{x_c} start near 0.01
     starting_point=logistic_starting_point(np.log(0.01)),
-    check=check_class_labels,
+    check=_check,
     metrics="metrics:GLMMetrics",
     oracle="exact_glm:MultiLogReg",
     cross_in_data=False)

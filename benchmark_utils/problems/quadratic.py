@@ -24,10 +24,11 @@ F2SA oracle (Kwon et al., ICML 2023): grad_x G_j = -r_j c_j, grad_x (ridge/2
 Kernels work on ``count`` samples ``idx[start:start + count]``; ``C*[t]``
 holds the coefficients of the t-th of them (see ``dispatch``).
 """
+import math
+
 import numpy as np
 
 from ..numba_cache import njit
-from ..validation import check_quadratic
 from . import QUADRATIC
 from .spec import TaskSpec
 
@@ -175,11 +176,30 @@ def _starting_point(rng, dim_x, dim_y):
             0.1 * rng.standard_normal(dim_y) / np.sqrt(dim_y))
 
 
+def _check(task, parts, p, task_params):
+    """``dim_x`` an integer in ``[1, p - 1]`` (``p`` features), ``ridge``
+    and ``lam`` finite numbers."""
+    # imported here: the data checks are Python-side, and a module-level
+    # import would make this task's compiled kernels depend on them
+    from ..validation import is_integer, is_real, task_param
+    dim_x = task_param(task, task_params, "dim_x")
+    if not (is_integer(dim_x) and 1 <= dim_x <= p - 1):
+        raise ValueError(
+            f"dim_x must be an integer in [1, p - 1] = [1, {p - 1}] "
+            f"(p = {p} features: the last dim_x columns of X multiply "
+            f"x, the first p - dim_x multiply y), got {dim_x!r}")
+    for name in ("ridge", "lam"):
+        value = task_param(task, task_params, name)
+        if not (is_real(value) and math.isfinite(value)):
+            raise ValueError(
+                f"{name} must be a finite number, got {value!r}")
+
+
 SPEC = TaskSpec(
     name="quadratic", code=QUADRATIC,
     n_coef=lambda params: (1, 2),
     problem_params=_problem_params,
     starting_point=_starting_point,
-    check=check_quadratic,
+    check=_check,
     metrics="metrics:QuadraticMetrics",
     oracle="exact_quadratic:QuadraticExact")

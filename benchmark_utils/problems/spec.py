@@ -19,7 +19,8 @@ Fields:
 - ``starting_point(rng, dim_x, dim_y) -> (x0, y0, z0)``: the benchmark's
   starting point, drawn from a ``numpy.random.Generator``;
 - ``check(task, parts, p, task_params)``: the task's own dataset checks
-  (labels, parameters; ``validation.py``), after the generic array checks;
+  (labels, parameters), defined beside the kernels with the helpers of
+  ``validation.py``, after the generic array checks;
   ``parts`` is ``[(part, X, y)]`` for train, val (and test), ``p`` the
   number of features;
 - ``metrics``: ``"module:Class"`` (in ``benchmark_utils``) of the metric
