@@ -30,16 +30,16 @@ def inner_iteration(model, levels, it, w, cfg, stream, k):
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     sgd_y(model, levels, stream, cfg.T, beta_k, x, y, b, blocks, w)
     ids = fresh(stream, levels[F], b, blocks)
-    ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
+    ul_pass(model, levels, stream, ids, b, (x, y), (w.ux, w.r), w)
     if cfg.solver == SGD_Z:
         sgd_z(model, levels, stream, cfg.Tz, cfg.gamma, x, y, z, w.r, b,
               blocks, w)
     else:
         inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS,
-                    ONE_POINT, x, y, w.r, w.s, x, y, w.r2, w.s2, w)
+                    ONE_POINT, (x, y), (w.r, w.s), (x, y), (w.r2, w.s2), w)
         copy_into(z, w.s)
     ids = fresh(stream, levels[G], b, blocks)
-    phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy,
+    phi(model, levels, stream, ids, b, (x, y, z), (w.ux, w.d, w.gy),
         WITHOUT_GY, cfg.cross, w)
     for c in range(x.shape[0]):
         x[c] -= alpha_k * w.d[c]

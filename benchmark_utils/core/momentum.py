@@ -41,17 +41,18 @@ def jacobi_iteration(model, levels, it, w, cfg, stream, k):
     J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
     ids = fresh(stream, levels[F], b, blocks)
     if two:
-        ul_pass2(model, levels, stream, ids, b, x, y, w.ux, w.r, it.xp,
-                 it.yp, w.ux2, w.r2, w)
+        ul_pass2(model, levels, stream, ids, b, (x, y), (w.ux, w.r),
+                 (it.xp, it.yp), (w.ux2, w.r2), w)
     else:
-        ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
-    inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS, two, x, y,
-                w.r, w.s, it.xp, it.yp, w.r2, w.s2, w)
+        ul_pass(model, levels, stream, ids, b, (x, y), (w.ux, w.r), w)
+    inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS, two, (x, y),
+                (w.r, w.s), (it.xp, it.yp), (w.r2, w.s2), w)
     if two:
-        phi2(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, it.xp,
-             it.yp, w.s2, w.ux2, w.d2, w.gy2, WITH_GY, cfg.cross, w)
+        phi2(model, levels, stream, J, b, (x, y, w.s), (w.ux, w.d, w.gy),
+             (it.xp, it.yp, w.s2), (w.ux2, w.d2, w.gy2), WITH_GY, cfg.cross,
+             w)
     else:
-        phi(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy,
+        phi(model, levels, stream, J, b, (x, y, w.s), (w.ux, w.d, w.gy),
             WITH_GY, cfg.cross, w)
     a_k = schedule(cfg.storm_a, cfg.exp_a, k)
     storm(w.vy, w.gy, w.gy2, a_k, not two)
@@ -83,24 +84,25 @@ def fsla_iteration(model, levels, it, w, cfg, stream, k):
         y[c] -= beta_k * w.gy[c]
     J2 = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
     ids = fresh(stream, levels[F], b, blocks)
-    ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
+    ul_pass(model, levels, stream, ids, b, (x, y), (w.ux, w.r), w)
     hvp(model, levels, stream, J2, b, x, y, it.zp, w.hv, w)
     gamma_k = schedule(cfg.gamma, cfg.exp_z, k)
     for c in range(z.shape[0]):
         z[c] -= gamma_k * (w.hv[c] - w.r[c])
     ids = fresh(stream, levels[F], b, blocks)
     if first:
-        ul_pass(model, levels, stream, ids, b, x, y, w.ux, w.r, w)
+        ul_pass(model, levels, stream, ids, b, (x, y), (w.ux, w.r), w)
     else:
-        ul_pass2(model, levels, stream, ids, b, x, y, w.ux, w.r, it.xp,
-                 it.yp, w.ux2, w.r2, w)
+        ul_pass2(model, levels, stream, ids, b, (x, y), (w.ux, w.r),
+                 (it.xp, it.yp), (w.ux2, w.r2), w)
     ids = fresh(stream, levels[G], b, blocks)
     if first:
-        phi(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy,
+        phi(model, levels, stream, ids, b, (x, y, z), (w.ux, w.d, w.gy),
             WITHOUT_GY, cfg.cross, w)
     else:
-        phi2(model, levels, stream, ids, b, x, y, z, w.ux, w.d, w.gy, it.xp,
-             it.yp, it.zp, w.ux2, w.d2, w.gy, WITHOUT_GY, cfg.cross, w)
+        phi2(model, levels, stream, ids, b, (x, y, z), (w.ux, w.d, w.gy),
+             (it.xp, it.yp, it.zp), (w.ux2, w.d2, w.gy), WITHOUT_GY,
+             cfg.cross, w)
     storm(w.vx, w.d, w.d2, schedule(cfg.storm_a, cfg.exp_a, k), first)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     for c in range(x.shape[0]):

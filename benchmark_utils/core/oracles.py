@@ -4,8 +4,9 @@ regularisation parts, and the x-gradient of g (F2SA).
 
 Every oracle of stocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA and
 F2SA is one call of ``level_mean`` (or, for the same batch at two points,
-of ``level_mean2``) (with its weights ``c_x, c_y, c_z`` on
-the three directions) plus the exact parts of ``reg_at``:
+of ``level_mean2``) at a point ``at = (x, y, w)`` (``w`` in the z slot),
+with its weights ``c = (c_x, c_y, c_z)`` on the three directions and its
+outputs ``out = (o_x, o_y, o_z)``, plus the exact parts of ``reg_at``:
 
     UL pass at (x, y):       c_x = 1: mean_I grad_x F_i   (D^x, f-part)
                              c_z = -1: mean_I grad_y F_i  (D^z, f-part)
@@ -45,12 +46,15 @@ def _weighted(K, count, wx, wy, wz, CX, CY, CZ):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def level_mean(part, model, levels, stream, ids, count, x, y, w, cx, cy, cz,
-               ox, oy, oz):
+def level_mean(part, model, levels, stream, ids, count, at, c, out):
     """Add ``c_d * mean_{q in ids[:count]} D^d_q(x, y, w)`` (data parts of
-    level ``part``: 0 UL f, 1 LL g) to ``o_d`` for d = x, y, z, chunk by
-    chunk.  One call is one batch-oracle call: it counts ``count`` sample
-    evaluations, whichever outputs it merges (docs/baselines.md §1)."""
+    level ``part``: 0 UL f, 1 LL g; ``at = (x, y, w)``) to ``o_d`` of ``out
+    = (o_x, o_y, o_z)`` for d = x, y, z, chunk by chunk.  One call is one
+    batch-oracle call: it counts ``count`` sample evaluations, whichever
+    outputs it merges (docs/baselines.md §1)."""
+    x, y, w = at
+    cx, cy, cz = c
+    ox, oy, oz = out
     stream.counters[N_SAMPLES] += count
     lv = levels[part]
     is_f = part == F
@@ -70,13 +74,18 @@ def level_mean(part, model, levels, stream, ids, count, x, y, w, cx, cy, cz,
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def level_mean2(part, model, levels, stream, ids, count, x, y, w, x2, y2,
-                w2, cx, cy, cz, ox, oy, oz, ox2, oy2, oz2):
+def level_mean2(part, model, levels, stream, ids, count, at, at2, c, out,
+                out2):
     """``level_mean`` at two points on the same samples (a joint
-    evaluation, docs/baselines.md §2): at ``(x, y, w)`` into ``o*`` and at
-    ``(x2, y2, w2)`` into ``o*2``, the coefficients of both points from one
+    evaluation, docs/baselines.md §2): at ``at`` into ``out`` and at
+    ``at2`` into ``out2``, the coefficients of both points from one
     ``coef2`` pass over the rows (logreg reads each row once).  Two
     batch-oracle calls: it counts ``2 count``."""
+    x, y, w = at
+    x2, y2, w2 = at2
+    cx, cy, cz = c
+    ox, oy, oz = out
+    ox2, oy2, oz2 = out2
     stream.counters[N_SAMPLES] += 2 * count
     lv = levels[part]
     is_f = part == F

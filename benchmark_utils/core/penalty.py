@@ -39,18 +39,18 @@ def f2sa_iteration(model, levels, it, w, cfg, stream, k):
         I = fresh(stream, levels[F], b, blocks)
         # grad_y f_I (the f-part of D^z is -grad_y F) + lambda grad_y g_J
         w.hv[:] = 0.0
-        level_mean(F, model, levels, stream, I, b, x, yp, yp, 0.0, 0.0,
-                   -1.0, w.tx, w.ty, w.hv)
-        level_mean(G, model, levels, stream, J, b, x, yp, w.none, 0.0, lam,
-                   0.0, w.tx, w.hv, w.tz)
+        level_mean(F, model, levels, stream, I, b, (x, yp, yp),
+                   (0.0, 0.0, -1.0), (w.tx, w.ty, w.hv))
+        level_mean(G, model, levels, stream, J, b, (x, yp, w.none),
+                   (0.0, lam, 0.0), (w.tx, w.hv, w.tz))
         reg_at(model, x, yp, yp, w.rx, w.ry, w.rz, False)
         for c in range(dy):
             yp[c] -= beta_k * (w.hv[c] + lam * w.ry[c])
             wy[c] -= betaw_k * w.gy2[c]
     I = fresh(stream, levels[F], b, blocks)
     w.d[:] = 0.0
-    level_mean(F, model, levels, stream, I, b, x, yp, yp, 1.0, 0.0, 0.0,
-               w.d, w.ty, w.tz)
+    level_mean(F, model, levels, stream, I, b, (x, yp, yp), (1.0, 0.0, 0.0),
+               (w.d, w.ty, w.tz))
     reg_at(model, x, yp, w.zero, w.rx, w.ry, w.rz, True)  # rx: UL x-reg.
     for c in range(x.shape[0]):
         w.d[c] += w.rx[c]

@@ -30,11 +30,11 @@ def _restart(model, levels, it, w, cfg, stream):
     """Full-batch directions at P = u_k (n + (1 + Q) m evaluations)."""
     x, y = it.x, it.y
     lf, lg = levels[F], levels[G]
-    ul_pass(model, levels, stream, lf.ident, lf.N, x, y, w.ux, w.r, w)
-    inverse_hvp(model, levels, stream, cfg, FULL_HESSIANS, ONE_POINT, x, y,
-                w.r, w.s, x, y, w.r2, w.s2, w)
-    phi(model, levels, stream, lg.ident, lg.N, x, y, w.s, w.ux, w.vx, w.vy,
-        WITH_GY, cfg.cross, w)
+    ul_pass(model, levels, stream, lf.ident, lf.N, (x, y), (w.ux, w.r), w)
+    inverse_hvp(model, levels, stream, cfg, FULL_HESSIANS, ONE_POINT, (x, y),
+                (w.r, w.s), (x, y), (w.r2, w.s2), w)
+    phi(model, levels, stream, lg.ident, lg.N, (x, y, w.s),
+        (w.ux, w.vx, w.vy), WITH_GY, cfg.cross, w)
     copy_into(it.xp, x)
     copy_into(it.yp, y)
     copy_into(it.z, w.s)
@@ -48,12 +48,12 @@ def _correct(model, levels, it, w, cfg, stream):
     x, y = it.x, it.y
     ids = fresh(stream, levels[F], b, blocks)
     J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
-    ul_pass2(model, levels, stream, ids, b, x, y, w.ux, w.r, it.xp, it.yp,
-             w.ux2, w.r2, w)
+    ul_pass2(model, levels, stream, ids, b, (x, y), (w.ux, w.r),
+             (it.xp, it.yp), (w.ux2, w.r2), w)
     inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS, TWO_POINTS,
-                x, y, w.r, w.s, it.xp, it.yp, w.r2, w.s2, w)
-    phi2(model, levels, stream, J, b, x, y, w.s, w.ux, w.d, w.gy, it.xp,
-         it.yp, w.s2, w.ux2, w.d2, w.gy2, WITH_GY, cfg.cross, w)
+                (x, y), (w.r, w.s), (it.xp, it.yp), (w.r2, w.s2), w)
+    phi2(model, levels, stream, J, b, (x, y, w.s), (w.ux, w.d, w.gy),
+         (it.xp, it.yp, w.s2), (w.ux2, w.d2, w.gy2), WITH_GY, cfg.cross, w)
     for c in range(x.shape[0]):
         w.vx[c] += w.d[c] - w.d2[c]
     for c in range(y.shape[0]):

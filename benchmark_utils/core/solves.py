@@ -74,8 +74,8 @@ def grad_y_g(model, levels, stream, ids, b, x, y, out, w):
     """``out = grad_y g_J(x, y)`` (data mean + grad_y R); no vector in the
     z slot, so the kernels skip the z coefficients."""
     out[:] = 0.0
-    level_mean(G, model, levels, stream, ids, b, x, y, w.none, 0.0, 1.0,
-               0.0, w.tx, out, w.tz)
+    level_mean(G, model, levels, stream, ids, b, (x, y, w.none),
+               (0.0, 1.0, 0.0), (w.tx, out, w.tz))
     reg_at(model, x, y, y, w.rx, w.ry, w.rz, False)
     for k in range(out.shape[0]):
         out[k] += w.ry[k]
@@ -85,41 +85,45 @@ def grad_y_g(model, levels, stream, ids, b, x, y, out, w):
 def hvp(model, levels, stream, ids, b, x, y, v, out, w):
     """``out = H_J(x, y) v`` (data mean + hess_yy R v)."""
     out[:] = 0.0
-    level_mean(G, model, levels, stream, ids, b, x, y, v, 0.0, 0.0, 1.0,
-               w.tx, w.ty, out)
+    level_mean(G, model, levels, stream, ids, b, (x, y, v), (0.0, 0.0, 1.0),
+               (w.tx, w.ty, out))
     reg_at(model, x, y, v, w.rx, w.ry, w.rz, False)
     for k in range(out.shape[0]):
         out[k] += w.rz[k]
 
 
 @njit(cache=True, inline="always")
-def ul_pass(model, levels, stream, ids, b, x, y, ux, r, w):
-    """One UL call at ``(x, y)``: ``ux = mean_I grad_x F_i`` (data part;
-    the UL regularisation comes with ``rx`` in ``phi``) and ``r =
-    grad_y f_I(x, y)``."""
+def ul_pass(model, levels, stream, ids, b, at, into, w):
+    """One UL call at ``at = (x, y)``: into ``(ux, r)``, ``ux = mean_I
+    grad_x F_i`` (data part; the UL regularisation comes with ``rx`` in
+    ``phi``) and ``r = grad_y f_I(x, y)``."""
+    x, y = at
+    ux, r = into
     ux[:] = 0.0
     r[:] = 0.0
-    level_mean(F, model, levels, stream, ids, b, x, y, y, 1.0, 0.0, -1.0,
-               ux, w.ty, r)
+    level_mean(F, model, levels, stream, ids, b, (x, y, y), (1.0, 0.0, -1.0),
+               (ux, w.ty, r))
 
 
 @njit(cache=True, inline="always")
-def phi(model, levels, stream, ids, b, x, y, s, ux, d, gy, with_gy, cross,
-        w):
-    """B5, one LL call at ``(x, y)`` with ``s`` in the z slot: ``d = ux -
-    X_J s + rx(x, y, s)`` (= Phi_{I,J}(x, y, s) with ``ux`` from the UL
-    call) and, ``with_gy``, ``gy = grad_y g_J(x, y)`` from the same call
-    (same batch, point and vector: one call, docs/baselines.md §1).
-    Without ``cross`` (the task's g data part has no x) and without
-    ``with_gy``, the data part of X_J s is zero: the call is counted (as
-    every call, docs/baselines.md §1), not computed."""
+def phi(model, levels, stream, ids, b, at, into, with_gy, cross, w):
+    """B5, one LL call at ``at = (x, y, s)`` (``s`` in the z slot), into
+    ``(ux, d, gy)``: ``d = ux - X_J s + rx(x, y, s)`` (= Phi_{I,J}(x, y,
+    s) with ``ux`` from the UL call) and, ``with_gy``, ``gy = grad_y
+    g_J(x, y)`` from the same call (same batch, point and vector: one
+    call, docs/baselines.md §1).  Without ``cross`` (the task's g data
+    part has no x) and without ``with_gy``, the data part of X_J s is
+    zero: the call is counted (as every call, docs/baselines.md §1), not
+    computed."""
+    x, y, s = at
+    ux, d, gy = into
     copy_into(d, ux)
     if with_gy:
         gy[:] = 0.0
     if with_gy or cross:
-        level_mean(G, model, levels, stream, ids, b, x, y, s, 1.0,
-                   1.0 if with_gy else 0.0, 0.0, d, gy if with_gy else w.ty,
-                   w.tz)
+        level_mean(G, model, levels, stream, ids, b, at,
+                   (1.0, 1.0 if with_gy else 0.0, 0.0),
+                   (d, gy if with_gy else w.ty, w.tz))
     else:
         stream.counters[N_SAMPLES] += b
     reg_at(model, x, y, s, w.rx, w.ry, w.rz, True)
@@ -135,55 +139,61 @@ def phi(model, levels, stream, ids, b, x, y, s, ux, d, gy, with_gy, cross,
 # (``level_mean2``); each output as the one-point block above gives it.
 
 @njit(cache=True, inline="always")
-def hvp2(model, levels, stream, ids, b, x, y, v, out, x2, y2, v2, out2, w):
-    """``out = H_J(x, y) v`` and ``out2 = H_J(x2, y2) v2``."""
+def hvp2(model, levels, stream, ids, b, at, out, at2, out2, w):
+    """``out = H_J(x, y) v`` and ``out2 = H_J(x2, y2) v2`` (``at = (x, y,
+    v)``, ``at2 = (x2, y2, v2)``)."""
     out[:] = 0.0
     out2[:] = 0.0
-    level_mean2(G, model, levels, stream, ids, b, x, y, v, x2, y2, v2, 0.0,
-                0.0, 1.0, w.tx, w.ty, out, w.tx, w.ty, out2)
+    level_mean2(G, model, levels, stream, ids, b, at, at2, (0.0, 0.0, 1.0),
+                (w.tx, w.ty, out), (w.tx, w.ty, out2))
     for pt in range(2):
         o = out if pt == 0 else out2
-        reg_at(model, x if pt == 0 else x2, y if pt == 0 else y2,
-               v if pt == 0 else v2, w.rx, w.ry, w.rz, False)
+        x, y, v = at if pt == 0 else at2
+        reg_at(model, x, y, v, w.rx, w.ry, w.rz, False)
         for k in range(o.shape[0]):
             o[k] += w.rz[k]
 
 
 @njit(cache=True, inline="always")
-def ul_pass2(model, levels, stream, ids, b, x, y, ux, r, x2, y2, ux2, r2,
-             w):
-    """``ul_pass`` at (x, y) into (ux, r) and at (x2, y2) into (ux2,
-    r2)."""
+def ul_pass2(model, levels, stream, ids, b, at, into, at2, into2, w):
+    """``ul_pass`` at ``at = (x, y)`` into ``into = (ux, r)`` and at
+    ``at2`` into ``into2``."""
+    x, y = at
+    x2, y2 = at2
+    ux, r = into
+    ux2, r2 = into2
     ux[:] = 0.0
     r[:] = 0.0
     ux2[:] = 0.0
     r2[:] = 0.0
-    level_mean2(F, model, levels, stream, ids, b, x, y, y, x2, y2, y2, 1.0,
-                0.0, -1.0, ux, w.ty, r, ux2, w.ty, r2)
+    level_mean2(F, model, levels, stream, ids, b, (x, y, y), (x2, y2, y2),
+                (1.0, 0.0, -1.0), (ux, w.ty, r), (ux2, w.ty, r2))
 
 
 @njit(cache=True, inline="always")
-def phi2(model, levels, stream, ids, b, x, y, s, ux, d, gy, x2, y2, s2, ux2,
-         d2, gy2, with_gy, cross, w):
-    """``phi`` at (x, y, s) into (d, gy) and at (x2, y2, s2) into (d2,
-    gy2)."""
+def phi2(model, levels, stream, ids, b, at, into, at2, into2, with_gy, cross,
+         w):
+    """``phi`` at ``at = (x, y, s)`` into ``into = (ux, d, gy)`` and at
+    ``at2`` into ``into2``."""
+    ux, d, gy = into
+    ux2, d2, gy2 = into2
     copy_into(d, ux)
     copy_into(d2, ux2)
     if with_gy:
         gy[:] = 0.0
         gy2[:] = 0.0
     if with_gy or cross:
-        level_mean2(G, model, levels, stream, ids, b, x, y, s, x2, y2, s2,
-                    1.0, 1.0 if with_gy else 0.0, 0.0, d,
-                    gy if with_gy else w.ty, w.tz, d2,
-                    gy2 if with_gy else w.ty, w.tz)
+        level_mean2(G, model, levels, stream, ids, b, at, at2,
+                    (1.0, 1.0 if with_gy else 0.0, 0.0),
+                    (d, gy if with_gy else w.ty, w.tz),
+                    (d2, gy2 if with_gy else w.ty, w.tz))
     else:
         stream.counters[N_SAMPLES] += 2 * b
     for pt in range(2):
         dd = d if pt == 0 else d2
         gg = gy if pt == 0 else gy2
-        reg_at(model, x if pt == 0 else x2, y if pt == 0 else y2,
-               s if pt == 0 else s2, w.rx, w.ry, w.rz, True)
+        x, y, s = at if pt == 0 else at2
+        reg_at(model, x, y, s, w.rx, w.ry, w.rz, True)
         for k in range(dd.shape[0]):
             dd[k] += w.rx[k]
         if with_gy:
@@ -213,14 +223,18 @@ def sgd_z(model, levels, stream, Tz, gamma, x, y, z, r, b, blocks, w):
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def inverse_hvp(model, levels, stream, cfg, full, two, x, y, r, s, x2, y2,
-                r2, s2, w):
-    """B3 (``cfg.solver`` NEUMANN) or B4 (HIA): ``s ~ H(x, y)^{-1} r`` and,
-    ``two`` (TWO_POINTS), ``s2 ~ H(x2, y2)^{-1} r2`` with the same
+def inverse_hvp(model, levels, stream, cfg, full, two, at, rs, at2, rs2, w):
+    """B3 (``cfg.solver`` NEUMANN) or B4 (HIA): ``s ~ H(x, y)^{-1} r`` at
+    ``at = (x, y)`` with ``rs = (r, s)`` and, ``two`` (TWO_POINTS), ``s2 ~
+    H(x2, y2)^{-1} r2`` at ``at2`` with ``rs2 = (r2, s2)``, with the same
     randomness (joint mode: one truncation level p and the same batches at
     both points).  ``full`` (FULL_HESSIANS): every Hessian is the full LL
     pass (deterministic B3, VRBO's restarts).  B4 draws p before its
     batches."""
+    x, y = at
+    x2, y2 = at2
+    r, s = rs
+    r2, s2 = rs2
     hia = cfg.solver == HIA
     gamma = cfg.gamma
     Q = cfg.Q
@@ -244,8 +258,8 @@ def inverse_hvp(model, levels, stream, cfg, full, two, x, y, r, s, x2, y2,
             ids = step_batch(stream, lv, b, cfg.blocks, q, n_steps, w)
             cnt = b
         if two:  # joint: the same batch at both points, one pass
-            hvp2(model, levels, stream, ids, cnt, x, y, w1, w.hv, x2, y2,
-                 w2, w.tz, w)
+            hvp2(model, levels, stream, ids, cnt, (x, y, w1), w.hv,
+                 (x2, y2, w2), w.tz, w)
             for k in range(dy):
                 w2[k] -= gamma * w.tz[k]
                 s2[k] += gamma * w2[k]
