@@ -30,7 +30,7 @@ every point whose value did not change at all, which made converged runs
 sample points hundreds of times further apart than their convergence
 time), and ``time_is_up()`` lets a solver end its run at the deadline between
 two evaluations instead of at the next one (benchopt checks ``--timeout``
-only at evaluations; see ``PnPBOSolver.run``).
+only at evaluations; see ``BilevelSolver.run``).
 
 Metrics that are NaN on some tasks (``suboptimality``, ``dist_x_star`` on
 the logistic tasks) are not used; a missing or non-finite ``grad_norm2`` at

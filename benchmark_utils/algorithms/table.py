@@ -23,7 +23,7 @@ An entry (``Algorithm``) states
 A solver's benchopt ``parameters`` are ``solver_parameters(name)``, its
 configuration ``config_of(name, **values)``: solvers, tools and tests all
 build configurations this way.  The parameter names and defaults are
-pinned by ``tests/test_presets.py``: benchopt's result names and users'
+pinned by ``tests/test_algorithm_table.py``: benchopt's result names and users'
 configs depend on them.
 """
 import math
