@@ -35,6 +35,13 @@ assert BLOCK_MIN_P * LANES <= WIDE  # a short-row W^T fits the wide scratch
 
 
 @njit(cache=True, inline="always")
+def _zero(buf, n):
+    """``buf[:n] = 0`` (a scratch pointer)."""
+    for i in range(n):
+        buf[i] = 0.0
+
+
+@njit(cache=True, inline="always")
 def _lanes4_halves(acc, V, v, a0, a1, a2, a3, b0, b1, b2, b3):
     """``acc[i L + r] += V[v + r] a_i`` for lanes r < 8 and ``V[v + r] b_i``
     for lanes 8-15, i < 4: the loop both lane kernels vectorise (16 literal
@@ -52,15 +59,20 @@ def _lanes4_halves(acc, V, v, a0, a1, a2, a3, b0, b1, b2, b3):
 
 
 @njit(cache=True, inline="always")
+def _rows_into_lanes(Wt, L, lane, W, n, p):
+    """Rows c < n of W (length p each) into lanes ``lane + c`` of ``Wt``
+    (p x L)."""
+    for c in range(n):
+        for k in range(p):
+            Wt[k * L + lane + c] = W[c * p + k]
+
+
+@njit(cache=True, inline="always")
 def _transpose_rows(Wt, L, lane, A, B, R, p, C):
     """Rows r < R of ``[A; B]`` (A's C rows, then B's) into lanes ``lane +
     r`` of ``Wt`` (p x L)."""
-    for c in range(min(R, C)):
-        for k in range(p):
-            Wt[k * L + lane + c] = A[c * p + k]
-    for c in range(R - C):
-        for k in range(p):
-            Wt[k * L + lane + C + c] = B[c * p + k]
+    _rows_into_lanes(Wt, L, lane, A, min(R, C), p)
+    _rows_into_lanes(Wt, L, lane + C, B, R - C, p)
 
 
 @njit(cache=True, fastmath={"contract"})
@@ -78,8 +90,7 @@ def class_dots_lanes(X, idx, start, count, A, B, R, p, C, K, A2, B2, R2,
     hs = 4 if halves else 0  # lanes 8-15 take samples t + hs..
     Wt = wide_scratch()
     acc = stack_scratch()
-    for i in range(p * L):
-        Wt[i] = 0.0
+    _zero(Wt, p * L)
     for h in range(0, 16 if halves else 8, 8):
         _transpose_rows(Wt, L, h, A, B, R, p, C)
         _transpose_rows(Wt, L, h + R, A2, B2, R2, p, C)
@@ -100,8 +111,7 @@ def class_dots_lanes(X, idx, start, count, A, B, R, p, C, K, A2, B2, R2,
         x5 = X[idx[start + t + min(hs + 1, n - 1)]]
         x6 = X[idx[start + t + min(hs + 2, n - 1)]]
         x7 = X[idx[start + t + min(hs + 3, n - 1)]]
-        for r in range(4 * L):
-            acc[r] = 0.0
+        _zero(acc, 4 * L)
         for k in range(p):
             _lanes4_halves(acc, Wt, k * L, x0[k], x1[k], x2[k], x3[k],
                            x4[k], x5[k], x6[k], x7[k])
@@ -112,6 +122,32 @@ def class_dots_lanes(X, idx, start, count, A, B, R, p, C, K, A2, B2, R2,
             for r in range(R2):
                 K2[t + i, r] = acc[a + R + r]
         t += n
+
+
+@njit(cache=True, inline="always")
+def _features_pass(acc, Kt, X, idx, q0, nt, kb, h):
+    """One pass over the tile's samples ``idx[q0 + t]``, t < nt, for the
+    features from kb: lanes 0-7 take features kb..kb+3, lanes 8-15 kb+h..
+    kb+h+3 (h = 0: the same four)."""
+    for t in range(nt):
+        xr = X[idx[q0 + t]]
+        _lanes4_halves(acc, Kt, t * 16, xr[kb], xr[kb + 1], xr[kb + 2],
+                       xr[kb + 3], xr[kb + h], xr[kb + h + 1], xr[kb + h + 2],
+                       xr[kb + h + 3])
+
+
+@njit(cache=True, inline="always")
+def _lanes_into_rows(acc, C, n2, p, kb, j0, j1, out1, out2):
+    """Add the sums of features ``kb + j``, j0 <= j < j1, to the class rows:
+    lanes c < C to ``out1``, lanes C + c (c < n2) to ``out2`` (feature j's
+    lanes start at ``(j % 4) 16 + 8 (j // 4)``, as ``_lanes4_halves``
+    writes them)."""
+    for j in range(j0, j1):
+        a = (j % 4) * 16 + 8 * (j // 4)
+        for c in range(C):
+            out1[c * p + kb + j] += acc[a + c]
+        for c in range(n2):
+            out2[c * p + kb + j] += acc[a + C + c]
 
 
 @njit(cache=True, fastmath={"contract"})
@@ -136,6 +172,7 @@ def add_outer_lanes(X, idx, start, count, p, C, K1, off1, s1, out1,
             for r in range(L):
                 Kt[t * L + r] = 0.0
             for h in range(0, 16 if halves else 8, 8):
+                # the two groups written out: a helper changed the pass's code
                 for c in range(C):
                     Kt[t * L + h + c] = s1 * K1[t0 + t, off1 + c]
                 for c in range(n2):
@@ -154,29 +191,12 @@ def add_outer_lanes(X, idx, start, count, p, C, K1, off1, s1, out1,
                                    4 if halves else 0, Kt, acc, out1, out2)
                 break
             j0 = k - kb
-            for r in range(4 * L):
-                acc[r] = 0.0
-            if halves:
-                for t in range(nt):
-                    xr = X[idx[start + t0 + t]]
-                    _lanes4_halves(acc, Kt, t * L, xr[kb], xr[kb + 1],
-                                   xr[kb + 2], xr[kb + 3], xr[kb + 4],
-                                   xr[kb + 5], xr[kb + 6], xr[kb + 7])
+            _zero(acc, 4 * L)
+            if halves:  # a constant offset in each copy of the pass
+                _features_pass(acc, Kt, X, idx, start + t0, nt, kb, 4)
             else:
-                for t in range(nt):
-                    xr = X[idx[start + t0 + t]]
-                    a0 = xr[kb]
-                    a1 = xr[kb + 1]
-                    a2 = xr[kb + 2]
-                    a3 = xr[kb + 3]
-                    _lanes4_halves(acc, Kt, t * L, a0, a1, a2, a3, a0, a1,
-                                   a2, a3)
-            for j in range(j0, G):
-                a = (j % 4) * L + 8 * (j // 4)  # feature kb + j's lanes
-                for c in range(C):
-                    out1[c * p + kb + j] += acc[a + c]
-                for c in range(n2):
-                    out2[c * p + kb + j] += acc[a + C + c]
+                _features_pass(acc, Kt, X, idx, start + t0, nt, kb, 0)
+            _lanes_into_rows(acc, C, n2, p, kb, j0, G, out1, out2)
             k = kb + G
 
 
@@ -187,16 +207,10 @@ def _outer_lanes_short(X, idx, start, t0, nt, p, C, n2, h, Kt, acc, out1,
     sum over the tile's samples, in order; feature indices clamped to the
     row; lanes 8-15 take features h.., the same as lanes 0-7 when h = 0)."""
     q = p - 1
-    for r in range(4 * 16):
-        acc[r] = 0.0
+    _zero(acc, 4 * 16)
     for t in range(nt):
         xr = X[idx[start + t0 + t]]
         _lanes4_halves(acc, Kt, t * 16, xr[0], xr[min(1, q)], xr[min(2, q)],
                        xr[min(3, q)], xr[min(h, q)], xr[min(h + 1, q)],
                        xr[min(h + 2, q)], xr[min(h + 3, q)])
-    for j in range(p):
-        a = (j % 4) * 16 + 8 * (j // 4)
-        for c in range(C):
-            out1[c * p + j] += acc[a + c]
-        for c in range(n2):
-            out2[c * p + j] += acc[a + C + c]
+    _lanes_into_rows(acc, C, n2, p, 0, 0, p, out1, out2)

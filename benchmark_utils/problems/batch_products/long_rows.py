@@ -21,8 +21,16 @@ from ...core.jit import NO_REFCOUNT
 from ...numba_cache import njit
 from .common import FAST, row_offsets
 
-# Features per chunk, about (MNIST, p = 784: three chunks of 264).
+# The feature chunks' length, about (MNIST's 784 features: three of 264).
 CHUNK_P = 272
+
+
+@njit(cache=True, inline="always")
+def _chunk_len(p):
+    """The length of the feature chunks: equal, multiples of 8, about
+    CHUNK_P."""
+    nch = (p + CHUNK_P - 1) // CHUNK_P
+    return ((p + nch - 1) // nch + 7) // 8 * 8
 
 
 @njit(cache=True, inline="always")
@@ -34,9 +42,24 @@ def _put(K, t, r, v, first):
         K[t, r] += v
 
 
+@njit(cache=True, inline="always")
+def _put8(K, t, r, first, s0, s1, s2, s3, s4, s5, s6, s7):
+    """``_put`` of the eight samples' sums into column r."""
+    _put(K, t, r, s0, first)
+    _put(K, t + 1, r, s1, first)
+    _put(K, t + 2, r, s2, first)
+    _put(K, t + 3, r, s3, first)
+    _put(K, t + 4, r, s4, first)
+    _put(K, t + 5, r, s5, first)
+    _put(K, t + 6, r, s6, first)
+    _put(K, t + 7, r, s7, first)
+
+
 @njit(cache=True, fastmath=FAST, inline="always")
 def _dots8x2(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col,
              first):
+    """``K[t + i, col + c + j] (+)= <W_{c+j}, x_i>`` on one chunk, for the
+    pair of class rows c, c + 1 (j < 2) and the eight rows (i < 8)."""
     wa = W[c * p + k0:c * p + k0 + n]
     wb = W[(c + 1) * p + k0:(c + 1) * p + k0 + n]
     s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
@@ -69,27 +92,15 @@ def _dots8x2(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col,
         u6 += w * a6
         u7 += w * a7
     r = col + c
-    _put(K, t, r, s0, first)
-    _put(K, t + 1, r, s1, first)
-    _put(K, t + 2, r, s2, first)
-    _put(K, t + 3, r, s3, first)
-    _put(K, t + 4, r, s4, first)
-    _put(K, t + 5, r, s5, first)
-    _put(K, t + 6, r, s6, first)
-    _put(K, t + 7, r, s7, first)
-    _put(K, t, r + 1, u0, first)
-    _put(K, t + 1, r + 1, u1, first)
-    _put(K, t + 2, r + 1, u2, first)
-    _put(K, t + 3, r + 1, u3, first)
-    _put(K, t + 4, r + 1, u4, first)
-    _put(K, t + 5, r + 1, u5, first)
-    _put(K, t + 6, r + 1, u6, first)
-    _put(K, t + 7, r + 1, u7, first)
+    _put8(K, t, r, first, s0, s1, s2, s3, s4, s5, s6, s7)
+    _put8(K, t, r + 1, first, u0, u1, u2, u3, u4, u5, u6, u7)
 
 
 @njit(cache=True, fastmath=FAST, inline="always")
 def _dots8x1(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col,
              first):
+    """``_dots8x2`` for the last class row alone (odd C)."""
+    # a copy of the loop: _dots8x2 under a flag vectorised it otherwise
     wa = W[c * p + k0:c * p + k0 + n]
     s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
     for k in range(n):
@@ -103,14 +114,7 @@ def _dots8x1(x0, x1, x2, x3, x4, x5, x6, x7, W, c, p, k0, n, K, t, col,
         s6 += w * x6[k]
         s7 += w * x7[k]
     r = col + c
-    _put(K, t, r, s0, first)
-    _put(K, t + 1, r, s1, first)
-    _put(K, t + 2, r, s2, first)
-    _put(K, t + 3, r, s3, first)
-    _put(K, t + 4, r, s4, first)
-    _put(K, t + 5, r, s5, first)
-    _put(K, t + 6, r, s6, first)
-    _put(K, t + 7, r, s7, first)
+    _put8(K, t, r, first, s0, s1, s2, s3, s4, s5, s6, s7)
 
 
 @njit(cache=True, fastmath=FAST, **NO_REFCOUNT)
@@ -139,6 +143,7 @@ def class_dots8(X, idx, start, A, B, R, p, C, K, t):
     # per literal (the first t is the literal 0)
     on_a, on_b = row_offsets(C)
     row = t + on_a
+    # eight named rows: a helper returning them as a tuple changed the code
     r0 = X[idx[start + t]]
     r1 = X[idx[start + t + 1]]
     r2 = X[idx[start + t + 2]]
@@ -147,8 +152,7 @@ def class_dots8(X, idx, start, A, B, R, p, C, K, t):
     r5 = X[idx[start + t + 5]]
     r6 = X[idx[start + t + 6]]
     r7 = X[idx[start + t + 7]]
-    nch = (p + CHUNK_P - 1) // CHUNK_P
-    ch = ((p + nch - 1) // nch + 7) // 8 * 8
+    ch = _chunk_len(p)
     for k0 in range(0, p, ch):
         n = min(ch, p - k0)
         x0 = r0[k0:k0 + n]
@@ -167,25 +171,29 @@ def class_dots8(X, idx, start, A, B, R, p, C, K, t):
                         row, on_b, first)
 
 
+@njit(cache=True, inline="always")
+def _coefs8(K, t, r, s):
+    """The eight samples' scaled coefficients ``s K[t + i, r]``."""
+    return (s * K[t, r], s * K[t + 1, r], s * K[t + 2, r], s * K[t + 3, r],
+            s * K[t + 4, r], s * K[t + 5, r], s * K[t + 6, r],
+            s * K[t + 7, r])
+
+
+@njit(cache=True, inline="always")
+def _sum8(a0, a1, a2, a3, a4, a5, a6, a7, u0, u1, u2, u3, u4, u5, u6, u7):
+    """``sum_i a_i u_i`` as a balanced tree (three dependent adds, not
+    eight)."""
+    return (((a0 * u0 + a1 * u1) + (a2 * u2 + a3 * u3))
+            + ((a4 * u4 + a5 * u5) + (a6 * u6 + a7 * u7)))
+
+
 @njit(cache=True, fastmath=FAST, inline="always")
 def _outer8x2(x0, x1, x2, x3, x4, x5, x6, x7, K, s, O, c, p, k0, n, t, col):
+    """``O_{c+j} += s sum_i K[t + i, col + c + j] x_i`` on one chunk, for
+    the pair of class rows c, c + 1 (j < 2) and the eight rows (i < 8)."""
     r = col + c
-    a0 = s * K[t, r]
-    a1 = s * K[t + 1, r]
-    a2 = s * K[t + 2, r]
-    a3 = s * K[t + 3, r]
-    a4 = s * K[t + 4, r]
-    a5 = s * K[t + 5, r]
-    a6 = s * K[t + 6, r]
-    a7 = s * K[t + 7, r]
-    b0 = s * K[t, r + 1]
-    b1 = s * K[t + 1, r + 1]
-    b2 = s * K[t + 2, r + 1]
-    b3 = s * K[t + 3, r + 1]
-    b4 = s * K[t + 4, r + 1]
-    b5 = s * K[t + 5, r + 1]
-    b6 = s * K[t + 6, r + 1]
-    b7 = s * K[t + 7, r + 1]
+    a0, a1, a2, a3, a4, a5, a6, a7 = _coefs8(K, t, r, s)
+    b0, b1, b2, b3, b4, b5, b6, b7 = _coefs8(K, t, r + 1, s)
     oa = O[c * p + k0:c * p + k0 + n]
     ob = O[(c + 1) * p + k0:(c + 1) * p + k0 + n]
     for k in range(n):
@@ -197,25 +205,19 @@ def _outer8x2(x0, x1, x2, x3, x4, x5, x6, x7, K, s, O, c, p, k0, n, t, col):
         u5 = x5[k]
         u6 = x6[k]
         u7 = x7[k]
-        oa[k] += (((a0 * u0 + a1 * u1) + (a2 * u2 + a3 * u3))
-                  + ((a4 * u4 + a5 * u5) + (a6 * u6 + a7 * u7)))
-        ob[k] += (((b0 * u0 + b1 * u1) + (b2 * u2 + b3 * u3))
-                  + ((b4 * u4 + b5 * u5) + (b6 * u6 + b7 * u7)))
+        oa[k] += _sum8(a0, a1, a2, a3, a4, a5, a6, a7,
+                       u0, u1, u2, u3, u4, u5, u6, u7)
+        ob[k] += _sum8(b0, b1, b2, b3, b4, b5, b6, b7,
+                       u0, u1, u2, u3, u4, u5, u6, u7)
 
 
 @njit(cache=True, fastmath=FAST, inline="always")
 def _outer8x1(x0, x1, x2, x3, x4, x5, x6, x7, K, s, O, c, p, k0, n, t, col):
-    r = col + c
-    a0 = s * K[t, r]
-    a1 = s * K[t + 1, r]
-    a2 = s * K[t + 2, r]
-    a3 = s * K[t + 3, r]
-    a4 = s * K[t + 4, r]
-    a5 = s * K[t + 5, r]
-    a6 = s * K[t + 6, r]
-    a7 = s * K[t + 7, r]
+    """``_outer8x2`` for the last class row alone (odd C)."""
+    a0, a1, a2, a3, a4, a5, a6, a7 = _coefs8(K, t, col + c, s)
     oa = O[c * p + k0:c * p + k0 + n]
     for k in range(n):
+        # written out: through _sum8 float32 rows convert in another order
         oa[k] += (((a0 * x0[k] + a1 * x1[k]) + (a2 * x2[k] + a3 * x3[k]))
                   + ((a4 * x4[k] + a5 * x5[k]) + (a6 * x6[k] + a7 * x7[k])))
 
@@ -244,6 +246,7 @@ def add_outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
     """The products of the eight samples ``idx[start + t + i]`` into O1
     (and O2 when ``two``), chunk by chunk of the features (as
     ``class_dots8``)."""
+    # eight named rows: a helper returning them as a tuple changed the code
     r0 = X[idx[start + t]]
     r1 = X[idx[start + t + 1]]
     r2 = X[idx[start + t + 2]]
@@ -252,8 +255,7 @@ def add_outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
     r5 = X[idx[start + t + 5]]
     r6 = X[idx[start + t + 6]]
     r7 = X[idx[start + t + 7]]
-    nch = (p + CHUNK_P - 1) // CHUNK_P
-    ch = ((p + nch - 1) // nch + 7) // 8 * 8
+    ch = _chunk_len(p)
     for k0 in range(0, p, ch):
         n = min(ch, p - k0)
         x0 = r0[k0:k0 + n]

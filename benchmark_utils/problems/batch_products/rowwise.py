@@ -65,6 +65,7 @@ def add_outer_rowwise(X, idx, start, count, p, C, K1, off1, s1, out1,
     """``out1[c p + k] += s1 sum_t K1[t, off1 + c] X[q_t, k]`` and the same
     for ``out2`` (skipped when ``s2 = 0``), one class row at a time for four
     samples (the short-row path)."""
+    # out1's and out2's loops written out: a helper changed the compiled code
     t = 0
     while t + 4 <= count:
         x0 = X[idx[start + t]]
