@@ -17,8 +17,8 @@ rows by the loss-independent products of ``batch_products`` (the logits
 ``W a`` and ``V a`` are class dots, the sums over the batch outer
 products).
 """
+from ..jit.scratch import MAX_C, TILE, stack_scratch
 from ..numba_cache import njit
-from .scratch import MAX_C, TILE, stack_scratch
 from .stable import exp_vec, softmax_row
 
 

@@ -29,8 +29,8 @@ products"):
                                  samples per pass (also a long-row batch's
                                  last 1-7 samples)
 """
+from ...jit.scratch import LANES
 from ...numba_cache import njit
-from ..scratch import LANES
 from .common import BLOCK_MIN_P, FAST, row_offsets
 from .lanes import add_outer_lanes, class_dots_lanes
 from .long_rows import add_outer8, class_dots8

@@ -26,9 +26,9 @@ class rows side by side in the lanes (``batch_class_dots2``,
 ``batch_add_outer_pair``) read the batch's rows once for both.  Figures:
 docs/performance.md, "The batch products".
 """
+from ...jit.prefetch import prefetch_row
+from ...jit.scratch import LANES, TILE, WIDE, stack_scratch, wide_scratch
 from ...numba_cache import njit
-from ...prefetch import prefetch_row
-from ..scratch import LANES, TILE, WIDE, stack_scratch, wide_scratch
 from .common import BLOCK_MIN_P
 
 assert BLOCK_MIN_P * LANES <= WIDE  # a short-row W^T fits the wide scratch

@@ -17,7 +17,7 @@ samples and hand the rest to ``rowwise``.  Chosen for p >= BLOCK_MIN_P:
 below it the blocked loops' remainders cost more than the loads they save
 (docs/performance.md, "The batch products").
 """
-from ...core.jit import NO_REFCOUNT
+from ...jit.refcount import NO_REFCOUNT
 from ...numba_cache import njit
 from .common import FAST, row_offsets
 
