@@ -14,7 +14,7 @@ from bench_helpers import ROOT
 CHILD = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from benchmark_utils.problems import logreg, multilogreg, softmax_ce
+from benchmark_utils.problems import batch_products, logreg, multilogreg
 from benchmark_utils import engine
 t = time.perf_counter()
 engine.compile_core("float64", "quadratic")
@@ -25,7 +25,7 @@ print(json.dumps(dict(
     engine=len(engine.run_iterations.signatures),
     engine_types=[str(s[0]) for s in engine.run_iterations.signatures],
     other_kernels=sum(len(f.signatures) for f in (
-        softmax_ce.batch_class_dots, softmax_ce.batch_add_outer,
+        batch_products.batch_class_dots, batch_products.batch_add_outer,
         multilogreg.coef_f, multilogreg.coef_g, logreg.coef_f,
         logreg.coef_g)),
     compiled=sum(len(d.stats.cache_misses) for d in (

@@ -1,12 +1,12 @@
 """The core's loops compile without numba's reference counting
-(``core.jit``): what that switch promises and the helper it needs."""
+(``jit.refcount``): what that switch promises and the helper it needs."""
 import numpy as np
 import pytest
 from numba import njit
 from numba.core.errors import NumbaError
 
 from benchmark_utils.core import baseline_loop, oracles, single_loop
-from benchmark_utils.core.jit import NO_REFCOUNT, copy_into
+from benchmark_utils.jit.refcount import NO_REFCOUNT, copy_into
 
 # Every function a loop calls per iteration with records of arrays.
 LOOPS = [single_loop.single_loop, oracles.level_mean, oracles.reg_at,

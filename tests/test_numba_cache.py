@@ -225,11 +225,14 @@ def test_a_task_specialisation_depends_on_its_task_only():
     assert {"problems/quadratic.py", "problems/dispatch.py",
             "core/records.py", "core/passes.py"} <= quadratic
     assert not quadratic & {"problems/logreg.py", "problems/multilogreg.py",
-                            "problems/softmax_ce.py", "core/restart.py"}
+                            "problems/softmax_ce.py", "core/restart.py",
+                            "problems/batch_products/__init__.py"}
     cleaning = _deps("core/single_loop.py", "Datacleaning")
     # datacleaning builds on multilogreg's kernels: kept through its import
     assert {"problems/datacleaning.py", "problems/multilogreg.py",
-            "problems/softmax_ce.py"} <= cleaning
+            "problems/softmax_ce.py", "problems/batch_products/__init__.py",
+            "problems/batch_products/long_rows.py",
+            "problems/batch_products/lanes.py"} <= cleaning
     assert "problems/logreg.py" not in cleaning
     # without a marker (a task-agnostic function), every task
     assert "problems/logreg.py" in _deps("core/single_loop.py")

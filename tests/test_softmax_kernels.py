@@ -1,12 +1,12 @@
-"""The batch products of ``softmax_ce`` against plain NumPy: the short-row
-kernels (p < BLOCK_MIN_P: class rows as lanes for R <= LANES, one class row
-at a time beyond; p = 3 and 6, shorter than a products pass of 4 or 8
-features, 13, 54 = covtype, 127 = the widest that fits the lanes'
+"""The batch products (``problems.batch_products``) against plain NumPy: the
+short-row kernels (p < BLOCK_MIN_P: class rows as lanes for R <= LANES, one
+class row at a time beyond; p = 3 and 6, shorter than a products pass of 4
+or 8 features, 13, 54 = covtype, 127 = the widest that fits the lanes'
 scratch; C <= 8 takes the halves of the lanes) and the register-blocked
 ones (pairs of class rows and a last single one for odd C, eight samples at
 a time), with batch sizes that leave 0 to 7 samples outside the
-eight-sample groups (those go one class row at a time) and one (70) past
-a tile of 64; p = 601 takes three feature chunks (CHUNK_P), the last one
+eight-sample groups (those go one class row at a time) and one (70) past a
+tile of 64; p = 601 takes three feature chunks (CHUNK_P), the last one
 shorter.  Each test runs its whole grid of (C, R, batch size) for one width
 and names the failing case."""
 import itertools
@@ -14,7 +14,7 @@ import itertools
 import numpy as np
 import pytest
 
-from benchmark_utils.problems.softmax_ce import BLOCK_MIN_P, \
+from benchmark_utils.problems.batch_products import BLOCK_MIN_P, \
     batch_add_outer, batch_add_outer_one, batch_class_dots, batch_class_dots2
 
 WIDTHS = [3, 6, 13, 54, BLOCK_MIN_P - 1, BLOCK_MIN_P + 3, 601]
@@ -128,9 +128,10 @@ def test_the_eight_sample_dots_are_never_specialised_on_a_literal():
     the products: a cached caller would not type its callees again.)"""
     from numba import njit, types
 
-    from benchmark_utils.problems import softmax_ce as sc
-    dots = njit(sc.batch_class_dots.py_func)
-    outer = njit(sc.batch_add_outer.py_func)
+    from benchmark_utils.problems import batch_products as bp
+    from benchmark_utils.problems.batch_products import long_rows
+    dots = njit(bp.batch_class_dots.py_func)
+    outer = njit(bp.batch_add_outer.py_func)
 
     @njit
     def as_the_core_calls(X, idx, A, B, K, O, R, p, C):
@@ -146,6 +147,6 @@ def test_the_eight_sample_dots_are_never_specialised_on_a_literal():
     as_the_core_calls(X, np.arange(20), A, B, K, O, 6, 131, 3)
     rows = X[:16]
     _close(K, rows @ _stack(A, B, 3, 131, 6).T, "dots")
-    assert sc._dots8_rows.signatures
-    for sig in sc._dots8_rows.signatures:
+    assert long_rows._dots8_rows.signatures
+    for sig in long_rows._dots8_rows.signatures:
         assert not any(isinstance(a, types.Literal) for a in sig), sig

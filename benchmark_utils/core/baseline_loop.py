@@ -15,9 +15,9 @@ from enum import IntEnum
 
 from numba.extending import overload
 
+from ..jit.refcount import NO_REFCOUNT
 from ..numba_cache import njit, register_switch
 from .inner_loop import inner_iteration
-from .jit import NO_REFCOUNT
 from .momentum import fsla_iteration, jacobi_iteration
 from .penalty import f2sa_iteration
 from .records import DIVERGED, K_ITER, STATUS

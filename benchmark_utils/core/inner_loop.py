@@ -13,8 +13,8 @@ Ghadimi and Wang, arXiv 1802.02246, Alg. 2; Hong, Wai, Wang, Yang, SIAM J.
 Optim. 2023, Alg. 1.)
 """
 
+from ..jit.refcount import copy_into
 from ..numba_cache import njit
-from .jit import copy_into
 from .records import F, G
 from .solves import (ONE_POINT, SAMPLED_HESSIANS, SGD_Z, WITHOUT_GY, fresh,
                      inverse_hvp, phi, sgd_y, sgd_z, ul_pass)

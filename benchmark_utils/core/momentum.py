@@ -22,8 +22,8 @@ with a_k = storm_a / (k + 1)^exp_a.  (Yang, Ji, Liang, NeurIPS 2021, Alg.
 1.)
 """
 
+from ..jit.refcount import copy_into
 from ..numba_cache import njit
-from .jit import copy_into
 from .records import F, G
 from .solves import (SAMPLED_HESSIANS, WITH_GY, WITHOUT_GY, fresh,
                      grad_y_g, hvp, inverse_hvp, keep, phi, phi2, storm,

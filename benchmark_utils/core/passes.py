@@ -25,8 +25,8 @@ Each kernel has one call site (callers loop over the two levels, and
 callees, and every extra call site of a kernel multiplies the compile time.
 """
 
+from ..jit.prefetch import prefetch_labels, prefetch_rows
 from ..numba_cache import njit
-from ..prefetch import prefetch_labels, prefetch_rows
 from ..problems.dispatch import apply2_f, apply2_g, apply_f, apply_g, coef2_f, \
     coef2_g, coef_f, coef_g
 from .records import B_CUR, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ, B_PREV

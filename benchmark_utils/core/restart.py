@@ -16,8 +16,8 @@ never corrects the x move; docs/baselines.md §7).  P is held in (xp, yp);
 the reported z is the last s_N.
 """
 
+from ..jit.refcount import copy_into
 from ..numba_cache import njit
-from .jit import copy_into
 from .records import F, G
 from .solves import (FULL_HESSIANS, ONE_POINT, SAMPLED_HESSIANS, TWO_POINTS,
                      WITH_GY, fresh, inverse_hvp, keep, phi, phi2, ul_pass,

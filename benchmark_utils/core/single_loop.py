@@ -19,13 +19,13 @@ momentum, restarts, penalty) are meant to be compositions of the same
 blocks, each block keeping one call site of each kernel.
 """
 
+from ..jit.refcount import NO_REFCOUNT, copy_into
 from ..numba_cache import njit
 from ..problems.dispatch import reg
 from .counting import count_batch, count_full
 from .draw import draw_ahead, draw_large, take
 from .estimators import (IS_FULL, PAGE, batch_weights, has_table,
                          iteration_rules, saga_form, tbar_from_batch)
-from .jit import NO_REFCOUNT, copy_into
 from .passes import full_pass, sampled_pass
 from .records import DIVERGED, F, G, K_ITER, STATUS
 from .steps import take_steps

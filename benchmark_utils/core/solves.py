@@ -16,11 +16,11 @@ randomness (joint mode), and the hypergradient assembly (B5).
 block is inlined into its family; the oracles it calls are compiled once.
 """
 
+from ..jit.prefetch import prefetch_labels, prefetch_rows
+from ..jit.refcount import NO_REFCOUNT, copy_into
 from ..numba_cache import njit
-from ..prefetch import prefetch_labels, prefetch_rows
 from .rng import randint
 from .sampling import draw_batch, draw_block
-from .jit import NO_REFCOUNT, copy_into
 from .oracles import level_mean, level_mean2, reg_at
 from .records import F, G, N_SAMPLES
 

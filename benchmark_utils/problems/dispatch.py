@@ -45,8 +45,8 @@ import inspect
 
 from numba.extending import overload
 
+from ..jit.refcount import NO_REFCOUNT
 from ..numba_cache import njit, register_switch
-from ..core.jit import NO_REFCOUNT
 
 from . import DATACLEANING, LOGREG, MULTILOGREG, QUADRATIC, task_marker
 from . import datacleaning, logreg, multilogreg, quadratic

@@ -21,9 +21,9 @@ F2SA oracle (Kwon et al., ICML 2023): grad_x G_j = 0, grad_x R = 1/2 e^x * y^2.
 
 import numpy as np
 
+from ..jit.scratch import TILE, stack_scratch
 from ..numba_cache import njit
 from . import LOGREG
-from .scratch import TILE, stack_scratch
 from .spec import TaskSpec, logistic_starting_point
 from .stable import exp_vec
 

@@ -22,9 +22,10 @@ import numpy as np
 
 from ..numba_cache import njit
 from . import MULTILOGREG
-from .softmax_ce import any_nonzero, batch_add_outer, batch_add_outer_one, \
-    batch_add_outer_pair, batch_class_dots, batch_class_dots2, \
-    batch_grad_coef, hvp_coef_label, row_offsets
+from .batch_products import any_nonzero, batch_add_outer, \
+    batch_add_outer_one, batch_add_outer_pair, batch_class_dots, \
+    batch_class_dots2, row_offsets
+from .softmax_ce import batch_grad_coef, hvp_coef_label
 from .spec import TaskSpec, logistic_starting_point
 
 

@@ -12,7 +12,7 @@ Under ``blocks`` a batch is consecutive rows of the level's permuted copy
 of its rows only the first ``BLOCK_LINES`` cache lines, which starts the
 hardware prefetcher on the stream (measured on IJCNN1 / covtype, SOBA,
 batch 64, per iteration: every line 4.10 / 28.3 us, the first 48 lines
-3.58 / 28.9 us, none 3.73 / 29.4 us; docs/speed.md).  Consecutive is
+3.58 / 28.9 us, none 3.73 / 29.4 us; docs/performance.md).  Consecutive is
 recognised from the indices (last - first = count - 1), so the choice needs
 no flag; a uniform batch that happens to pass the test only gets another
 hint.
@@ -22,7 +22,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .numba_cache import njit
+from ..numba_cache import njit
 
 LINE = 8  # float64 numbers per 64-byte cache line
 MAX_ROW = 128  # rows longer than this are left to the hardware prefetcher
