@@ -19,7 +19,7 @@ from benchopt import BaseObjective
 from benchmark_utils.metrics import evaluate, make_metrics
 from benchmark_utils.data.storage import features_as, owned_arrays
 from benchmark_utils.stopping import ConvergenceCriterion
-from benchmark_utils.tasks import problem_from_data, starting_point
+from benchmark_utils.problem import problem_from_data, starting_point
 
 
 class Objective(BaseObjective):

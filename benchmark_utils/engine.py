@@ -73,7 +73,7 @@ def announced(entry_name, task, dtype, family=None):
 def tiny_problem(dtype=np.float64, task="quadratic"):
     """A 4-sample problem of ``task`` with features of ``dtype`` (float64 or
     float32), enough to trigger compilation: its types are those of any
-    problem of the task (``problems.task_marker``)."""
+    problem of the task (``tasks.task_marker``)."""
     rng = np.random.default_rng(0)
 
     def features():
@@ -82,7 +82,7 @@ def tiny_problem(dtype=np.float64, task="quadratic"):
         return make_problem("quadratic", features(), rng.standard_normal(4),
                             features(), rng.standard_normal(4),
                             [1, 2, 0.1, 0.0], 1, 2)
-    from .tasks import problem_from_data
+    from .problem import problem_from_data
     labels = np.array([-1.0, 1.0, 1.0, -1.0] if task == "logreg"
                       else [0.0, 1.0, 1.0, 0.0])
     params = {"logreg": {}, "multilogreg": dict(n_classes=2),

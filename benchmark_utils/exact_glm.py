@@ -6,7 +6,7 @@ Each task class gives, on the full training set (g) and validation set (f):
 ``hvp(v)`` = hess_yy g . v, of ``precond(r)`` (an approximate inverse of that
 Hessian) and of ``cross(v)`` = d/dx <grad_y g(x, y), v>; ``f_grad(y)`` =
 (f, grad_y f); ``grad_x_f``; ``error``.  The formulas are those of
-``problems/<task>.py`` (class-major y for the multiclass tasks), whose
+``tasks/<task>.py`` (class-major y for the multiclass tasks), whose
 ``SPEC.oracle`` names the class; the multiclass passes over the data are
 the fused numba kernels of ``exact_kernels``.
 
@@ -260,7 +260,7 @@ class GLMExact:
 
     def __init__(self, task, data, gtol=1e-10, ztol=1e-12, max_newton=50,
                  max_cg=1000):
-        from .problems.registry import get_task
+        from .tasks.registry import get_task
         self.P = get_task(task).make_oracle(data)
         self.gtol, self.ztol = gtol, ztol
         self.max_newton, self.max_cg = max_newton, max_cg

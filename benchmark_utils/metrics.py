@@ -70,7 +70,7 @@ class QuadraticMetrics:
     (``exact_quadratic.QuadraticExact``)."""
 
     def __init__(self, data):
-        from .problems.registry import get_task
+        from .tasks.registry import get_task
         # the closed forms' Gram products too: the metrics must not depend
         # on how many BLAS threads the process has (docs/results.md "Run on a
         # cluster")
@@ -149,8 +149,8 @@ class GLMMetrics:
 
 def make_metrics(data):
     """The metric evaluator of a dataset dict: the one its task's
-    ``TaskSpec`` names (``problems/registry.py``)."""
-    from .problems.registry import get_task
+    ``TaskSpec`` names (``tasks/registry.py``)."""
+    from .tasks.registry import get_task
     return get_task(data["task"]).make_metrics(data)
 
 

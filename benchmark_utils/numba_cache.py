@@ -13,11 +13,11 @@ the key, so that specialisation compiles again; every other one (another
 task's, another baseline family's) is still found.
 
 Switches narrow the dependencies.  A module that selects one of several
-modules by a marker type at compile time (``problems/dispatch.py`` the
+modules by a marker type at compile time (``tasks/dispatch.py`` the
 task's kernels, ``core/baseline_loop.py`` the baseline family's iteration)
 registers them (:func:`register_switch`); a specialisation whose signature
 holds a marker depends, through that switch, on its marker's module only.
-So an edit of ``problems/softmax_ce.py`` recompiles the multiclass tasks,
+So an edit of ``tasks/softmax_ce.py`` recompiles the multiclass tasks,
 not the single loop on Simulated, and an edit of ``core/restart.py``
 recompiles VRBO, not the single loop.  The import scan reads module-level
 imports (those inside a function body are Python-side: compiled code reads
@@ -43,6 +43,7 @@ temporary directory, with a warning saying how to choose another
 import contextlib
 import hashlib
 import os
+import pickle
 import re
 import tempfile
 import warnings
@@ -273,6 +274,17 @@ def _cache_classes():
     from numba.core.caching import FunctionCache, IndexDataCacheFile
 
     class PrunedIndex(IndexDataCacheFile):
+        def _load_index(self):
+            # An index written before a marker class moved names a module
+            # or class that no longer exists: its entries cannot match a
+            # signature of this build, so it reads as empty (and the next
+            # save replaces it) instead of failing every run.
+            try:
+                return super()._load_index()
+            except (ImportError, AttributeError, pickle.UnpicklingError,
+                    EOFError):
+                return {}
+
         def save(self, key, data):
             with _locked(self._index_path):
                 overloads = self._load_index()

@@ -1,4 +1,8 @@
-"""The problem handle the Objective gives to solvers: task code and arrays.
+"""The problem handle the Objective gives to solvers: task code and arrays,
+built from a dataset dict (``problem_from_data``, checked first), and the
+seeded starting point of a run (``starting_point``), for every task of the
+registry (``tasks/registry.py``: each task's ``TaskSpec`` gives its
+parameters, dimensions and starting point).
 
 Dataset contract (docs/architecture.md, "Contracts"): ``task`` and
 ``X_train, y_train`` (LL samples, ``g``), ``X_val, y_val`` (UL samples,
@@ -14,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .problems import get_task
+from .tasks import get_task
+from .validation import check_data
 
 
 @dataclass(frozen=True)
@@ -24,7 +29,7 @@ class Problem:
     ``Xf, yf``: UL (validation) samples, ``n`` of them; ``Xg, yg``: LL
     (training) samples, ``m`` of them; ``params``: float64 task parameters;
     ``dim_x``, ``dim_y``: sizes of x and y (z has the size of y).  ``code``
-    and ``n_coef`` come from the task's ``TaskSpec`` (``problems/
+    and ``n_coef`` come from the task's ``TaskSpec`` (``tasks/
     registry.py``).
     """
     task: str
@@ -92,3 +97,35 @@ def make_problem(task, X_train, y_train, X_val, y_val, params, dim_x, dim_y):
                    Xf=as_features(X_val, X_train), yf=as_array(y_val, 1),
                    params=as_array(params, 1), dim_x=int(dim_x),
                    dim_y=int(dim_y))
+
+
+def problem_from_data(task, X_train, y_train, X_val, y_val, X_test=None,
+                      y_test=None, **params):
+    """The ``Problem`` of a dataset: task parameters and the sizes of x, y
+    (the spec's ``problem_params``).
+
+    The dataset is first checked (:func:`validation.check_data`): a bad
+    array or parameter raises a ``ValueError`` naming it, before any work.
+    quadratic: params [d_x, d_y, ridge, lam]; logreg: [p], x and y in R^p;
+    multilogreg: [p, C], x in R^C, y in R^{pC}; datacleaning: [p, C, C_r],
+    x in R^m (one weight per training sample), y in R^{pC}.
+    """
+    check_data(task, X_train, y_train, X_val, y_val, X_test, y_test,
+               **params)
+    vec, dim_x, dim_y = get_task(task).problem_params(X_train, **params)
+    return make_problem(task, X_train, y_train, X_val, y_val, vec, dim_x,
+                        dim_y)
+
+
+def starting_point(problem, seed):
+    """(x0, y0, z0) drawn from ``seed`` by the task's spec.
+
+    quadratic: x0, y0 ~ N(0, I), z0 ~ N(0, 0.01 I / d_y) (|z0| ~ 0.1, inside
+    R = 1).  Logistic tasks: y0 ~ N(0, 1e-4 I), z0 = 0 and x0 = c + 0.1 N(0, I)
+    with c = log(0.01) for the regularisation weights (logreg,
+    multilogreg) and c = 0 for the sample weights of datacleaning
+    (sigma(0) = 1/2).
+    """
+    rng = np.random.default_rng(seed)
+    return get_task(problem.task).starting_point(rng, problem.dim_x,
+                                                 problem.dim_y)

@@ -28,7 +28,7 @@ def check_data(task, X_train, y_train, X_val, y_val, X_test=None,
     """Raise ``ValueError`` unless the arrays and parameters form a valid
     dataset of ``task``.
 
-    - ``task`` is a registered task (``problems/registry.py``);
+    - ``task`` is a registered task (``tasks/registry.py``);
     - each X is a 2-d numeric array with at least one row and one column,
       without NaN, inf or entries of magnitude >= ``HUGE`` (1e100), and
       with as many features as ``X_train``;
@@ -43,7 +43,7 @@ def check_data(task, X_train, y_train, X_val, y_val, X_test=None,
       number of features), ``ridge`` and ``lam`` finite numbers.
     """
     # The registry's specs name the check functions of this module.
-    from .problems.registry import get_task
+    from .tasks.registry import get_task
     spec = get_task(task)
     if (X_test is None) != (y_test is None):
         given, missing = (("X_test", "y_test") if y_test is None
@@ -76,7 +76,7 @@ def check_data(task, X_train, y_train, X_val, y_val, X_test=None,
 
 
 # A library for the tasks' own checks (``TaskSpec.check`` in
-# ``problems/<task>.py``), called after the generic checks with ``parts =
+# ``tasks/<task>.py``), called after the generic checks with ``parts =
 # [(part, X, y)]`` (train, val and, when given, test) and ``p`` features.
 
 def check_class_labels(task, parts, task_params):

@@ -9,19 +9,19 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
 from benchmark_utils.simulated import make_quadratic  # noqa: E402
-from benchmark_utils.tasks import (  # noqa: E402
+from benchmark_utils.problem import (  # noqa: E402
     problem_from_data, starting_point)
 
 
 def problem_of(data):
     """The core's Problem of a dataset dict (the Objective's builder,
-    ``tasks.problem_from_data``)."""
+    ``problem.problem_from_data``)."""
     return problem_from_data(**data)
 
 
 def start_point(data, seed=0):
     """The Objective's starting point of a dataset dict from ``seed``
-    (``tasks.starting_point``; quadratic: x0, y0 ~ N(0, I), z0 ~ N(0, 0.01
+    (``problem.starting_point``; quadratic: x0, y0 ~ N(0, I), z0 ~ N(0, 0.01
     I / d_y))."""
     return starting_point(problem_of(data), seed)
 
@@ -73,7 +73,7 @@ def fd_grad(fun, u, h=1e-5):
 def kernel_dirs(problem, part, q, x, y, z):
     """(D^x, D^y, D^z) contribution of one sample ("f": UL, "g": LL) from
     the core's coefficient and apply kernels."""
-    from benchmark_utils.problems import dispatch
+    from benchmark_utils.tasks import dispatch
     kf, kg = problem.n_coef
     K = np.zeros((1, kf if part == "f" else kg))
     out = (np.zeros(problem.dim_x), np.zeros(problem.dim_y),

@@ -108,7 +108,7 @@ def test_engine_batches_are_contiguous_distinct_and_b_over_n(small_data):
 def test_datacleaning_keeps_rows_and_blocks_the_order():
     """Hyper-cleaning's x has one weight per LL row: rows stay in place,
     each batch is consecutive entries of the order (original ids)."""
-    from benchmark_utils.tasks import problem_from_data
+    from benchmark_utils.problem import problem_from_data
     P = problem_from_data(**glm_data("datacleaning", n=30, m=40, p=5, C=3))
     cfg = config_of("SOBA", batch_size=6, step_size=1e-3,
                     sampling="blocks")

@@ -14,7 +14,7 @@ from bench_helpers import ROOT
 CHILD = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from benchmark_utils.problems import batch_products, logreg, multilogreg
+from benchmark_utils.tasks import batch_products, logreg, multilogreg
 from benchmark_utils import engine
 t = time.perf_counter()
 engine.compile_core("float64", "quadratic")

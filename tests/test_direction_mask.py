@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import glm_data, problem_of
-from benchmark_utils.problems import dispatch
+from benchmark_utils.tasks import dispatch
 from benchmark_utils.simulated import make_quadratic
 
 # (task, p): multiclass rows shorter and longer than BLOCK_MIN_P = 128 take

@@ -99,8 +99,7 @@ def test_sample_count_follows_the_definition_by_hand(small_data):
     k = 0: one full pass, n + m = 90 (every direction full);
     coin: full pass n + m, and y's LL batch only at u_{k-1}: b (its
     samples at u_k are in the full pass), 98 each;
-    else: UL and LL batches at u_k and u_{k-1}: 4 b = 32 each.
-    The former count added b at u_k on coin iterations: 2004."""
+    else: UL and LL batches at u_k and u_{k-1}: 4 b = 32 each."""
     cfg = config_of("MSEBA", p=0.2, batch_size=8, step_size=0.05)
     x0, y0, z0 = start_point(small_data, seed=2)
     run = PnPBORun(problem_of(small_data), cfg, x0, y0, z0, 1)
@@ -172,7 +171,7 @@ def test_estimators_on_logistic_tasks_match_transcription(task, xyz, init):
 def _compare_logistic(task, cfg):
     """Engine against the transcription on a small dataset of a logistic
     task, iteration by iteration (1e-12), same sample counts."""
-    from benchmark_utils.tasks import problem_from_data
+    from benchmark_utils.problem import problem_from_data
     from conftest import glm_data
     data = glm_data(task, n=30, m=40, p=5, C=3)
     P = problem_from_data(**data)

@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_info
 from benchmark_utils import exact_glm, metrics as metrics_mod
 from benchmark_utils.exact_kernels import ce_grad_pass, ce_hvp_pass
 from benchmark_utils.metrics import evaluate, make_metrics
-from benchmark_utils.problems.registry import get_task
+from benchmark_utils.tasks.registry import get_task
 from conftest import glm_data
 
 

@@ -20,7 +20,7 @@ from benchmark_utils.data import mnist
 from benchmark_utils.data.storage import DTYPES, check_dtype, features_as
 from benchmark_utils.algorithms import PnPBOConfig
 from benchmark_utils.problem import as_features
-from benchmark_utils.tasks import starting_point
+from benchmark_utils.problem import starting_point
 from conftest import glm_data
 from tools.bench.shapes import (baseline_names, make_config, make_run,
                                 problem_of)
@@ -147,7 +147,7 @@ def test_as_features_keeps_float32_and_converts_the_rest_to_float64():
 def test_mixed_feature_dtypes_are_stored_in_float64():
     """The core takes both levels' rows of one dtype: float32 only when
     both are float32, float64 as soon as one is not."""
-    from benchmark_utils.tasks import problem_from_data
+    from benchmark_utils.problem import problem_from_data
     data = datasets()["logreg"]
     X32 = {k: data[k].astype(np.float32) for k in ("X_train", "X_val")}
     for train, val, dtype in ((X32["X_train"], X32["X_val"], np.float32),

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy.special import expit, log_expit, logsumexp
 
-from benchmark_utils.problems import dispatch
-from benchmark_utils.tasks import problem_from_data
+from benchmark_utils.tasks import dispatch
+from benchmark_utils.problem import problem_from_data
 from conftest import GLM_TASKS, fd_grad, glm_data, kernel_dirs
 
 
@@ -108,8 +108,8 @@ def test_glm_oracles_are_stable_at_extreme_inputs(task):
                 assert np.all(np.isfinite(d)), (task, part, sign)
     if task == "logreg":
         # phi'(t) -> 0 for t -> +inf and -> -1 for t -> -inf
-        from benchmark_utils.problems.stable import (logistic_d1_d2,
-                                                     logistic_loss)
+        from benchmark_utils.tasks.stable import (logistic_d1_d2,
+                                                  logistic_loss)
         d1_pos, d2_pos = logistic_d1_d2(1e4)
         d1_neg, d2_neg = logistic_d1_d2(-1e4)
         assert abs(d1_pos) < 1e-300 and d1_neg == -1.0

@@ -5,7 +5,7 @@ finite differences of plain NumPy transcriptions of each task's g."""
 import numpy as np
 import pytest
 
-from benchmark_utils.problems import dispatch
+from benchmark_utils.tasks import dispatch
 from benchmark_utils.simulated import make_quadratic
 from conftest import fd_grad, glm_data, problem_of
 

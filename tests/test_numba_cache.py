@@ -11,7 +11,7 @@ with a warning.
 The end-to-end cases run a small package in a subprocess: ``value(marker)``
 returns ``K`` (``consts.py``, no numba code in it) plus a part selected at
 compile time by the marker's type (``a.py`` for A, ``b.py`` for B, through
-``switch.py``, as ``problems/dispatch.py`` selects a task's kernels).
+``switch.py``, as ``tasks/dispatch.py`` selects a task's kernels).
 Permissions do not stop root, so unusable folders are paths through a file
 (``__pycache__`` as a file, a cache home under ``/dev/null``).
 """
@@ -122,6 +122,25 @@ def cache_files(folder):
     return sorted(Path(folder).rglob("*.nbi"))
 
 
+def test_an_index_naming_a_moved_marker_class_reads_as_empty(tmp_path):
+    """A cache written before the marker classes moved to another module
+    (its index pickles their types by module name) does not fail the next
+    run: the stale index reads as empty, the function compiles again and
+    the index is replaced."""
+    pkg = make_package(tmp_path)
+    env = dict(base_env(tmp_path), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    assert run(tmp_path, env)[0] == {"A": [11, False], "B": [21, False]}
+    (pkg / "markers.py").rename(pkg / "marks.py")
+    moved = RUN.replace("from pkg.markers import", "from pkg.marks import")
+    for loaded in (False, True):
+        proc = subprocess.run(
+            [sys.executable, "-c", moved, str(NUMBA_CACHE), str(tmp_path)],
+            env=env, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert json.loads(proc.stdout.splitlines()[-1]) == {
+            "A": [11, loaded], "B": [21, loaded]}
+
+
 @pytest.mark.parametrize("where", ["in_tree", "user_wide", "numba_cache_dir"])
 def test_an_edit_recompiles_what_depends_on_it_only(tmp_path, where):
     pkg = make_package(tmp_path)
@@ -204,8 +223,8 @@ def test_the_package_hashes_what_its_kernels_depend_on():
     names = {str(p.relative_to(numba_cache.PACKAGE))
              for p in numba_cache.compiled_sources()}
     # numba code, and the modules it imports without numba code in them
-    assert {"core/single_loop.py", "problems/softmax_ce.py",
-            "core/records.py", "problems/spec.py"} <= names
+    assert {"core/single_loop.py", "tasks/softmax_ce.py",
+            "core/records.py", "tasks/spec.py"} <= names
     # neither configuration, data checks, metrics nor tools: editing them
     # keeps the cache
     assert not names & {"tuned.py", "algorithms/table.py", "validation.py",
@@ -222,27 +241,27 @@ def _deps(module, *markers):
 
 def test_a_task_specialisation_depends_on_its_task_only():
     quadratic = _deps("core/single_loop.py", "Quadratic")
-    assert {"problems/quadratic.py", "problems/dispatch.py",
+    assert {"tasks/quadratic.py", "tasks/dispatch.py",
             "core/records.py", "core/passes.py"} <= quadratic
-    assert not quadratic & {"problems/logreg.py", "problems/multilogreg.py",
-                            "problems/softmax_ce.py", "core/restart.py",
-                            "problems/batch_products/__init__.py"}
+    assert not quadratic & {"tasks/logreg.py", "tasks/multilogreg.py",
+                            "tasks/softmax_ce.py", "core/restart.py",
+                            "tasks/batch_products/__init__.py"}
     cleaning = _deps("core/single_loop.py", "Datacleaning")
     # datacleaning builds on multilogreg's kernels: kept through its import
-    assert {"problems/datacleaning.py", "problems/multilogreg.py",
-            "problems/softmax_ce.py", "problems/batch_products/__init__.py",
-            "problems/batch_products/long_rows.py",
-            "problems/batch_products/lanes.py"} <= cleaning
-    assert "problems/logreg.py" not in cleaning
+    assert {"tasks/datacleaning.py", "tasks/multilogreg.py",
+            "tasks/softmax_ce.py", "tasks/batch_products/__init__.py",
+            "tasks/batch_products/long_rows.py",
+            "tasks/batch_products/lanes.py"} <= cleaning
+    assert "tasks/logreg.py" not in cleaning
     # without a marker (a task-agnostic function), every task
-    assert "problems/logreg.py" in _deps("core/single_loop.py")
+    assert "tasks/logreg.py" in _deps("core/single_loop.py")
 
 
 def test_a_baseline_family_depends_on_its_family_only():
     vrbo = _deps("core/baseline_loop.py", "Restart", "Logreg")
-    assert {"core/restart.py", "core/solves.py", "problems/logreg.py"} <= vrbo
+    assert {"core/restart.py", "core/solves.py", "tasks/logreg.py"} <= vrbo
     assert not vrbo & {"core/momentum.py", "core/penalty.py",
-                       "core/inner_loop.py", "problems/quadratic.py"}
+                       "core/inner_loop.py", "tasks/quadratic.py"}
     # the single loop does not depend on any baseline family
     assert not _deps("core/single_loop.py") & {
         "core/restart.py", "core/momentum.py", "core/baseline_loop.py"}

@@ -6,7 +6,7 @@ import pytest
 
 from benchmark_utils.core import passes, records
 from benchmark_utils.exact_quadratic import QuadraticExact
-from benchmark_utils.problems import dispatch
+from benchmark_utils.tasks import dispatch
 from conftest import fd_grad, kernel_dirs, problem_of
 
 H = 1e-5

@@ -18,7 +18,7 @@ from benchmark_utils import engine
 from benchmark_utils.data.storage import owned_arrays
 from benchmark_utils.algorithms import PnPBORun, config_of
 from benchmark_utils.engine import compile_core
-from benchmark_utils.tasks import starting_point
+from benchmark_utils.problem import starting_point
 from conftest import glm_data
 
 

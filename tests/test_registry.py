@@ -1,6 +1,6 @@
-"""The task registry (``problems/registry.py``): one ``TaskSpec`` per task,
+"""The task registry (``tasks/registry.py``): one ``TaskSpec`` per task,
 read by every Python-side consumer; the numba dispatch covers it; the specs
-reproduce, bit for bit, what the former per-task branches built (parameter
+reproduce, bit for bit, each task written out by hand (parameter
 vectors, dimensions, coefficient counts, starting points)."""
 
 import inspect
@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from benchmark_utils import exact_glm, exact_quadratic, metrics
-from benchmark_utils import problems
+from benchmark_utils import tasks
 from benchmark_utils.problem import make_problem
-from benchmark_utils.problems import dispatch
-from benchmark_utils.problems.registry import BY_CODE, TASK_NAMES, TASKS, \
+from benchmark_utils.tasks import dispatch
+from benchmark_utils.tasks.registry import BY_CODE, TASK_NAMES, TASKS, \
     get_task
 from benchmark_utils.simulated import make_quadratic
-from benchmark_utils.tasks import problem_from_data, starting_point
+from benchmark_utils.problem import problem_from_data, starting_point
 from conftest import glm_data
 
 DISPATCH_FUNCS = ("coef_f", "coef_g", "coef2_f", "coef2_g", "apply_f",
@@ -31,10 +31,10 @@ def dataset(task):
 
 
 # --------------------------------------------------------------------------
-# The former per-task branches (tasks.py, problems.n_coef before the
-# registry), frozen here as the reference.
+# Each task written out by hand, the reference the registry's specs must
+# give.
 # --------------------------------------------------------------------------
-def former_params(task, X_train, **params):
+def reference_params(task, X_train, **params):
     p = np.shape(X_train)[1]
     if task == "quadratic":
         dim_x = int(params["dim_x"])
@@ -54,7 +54,7 @@ def former_params(task, X_train, **params):
     return np.ascontiguousarray(vec, dtype=np.float64), dim_x, dim_y
 
 
-def former_starting_point(task, dx, dy, seed):
+def reference_starting_point(task, dx, dy, seed):
     rng = np.random.default_rng(seed)
     if task == "quadratic":
         return (rng.standard_normal(dx), rng.standard_normal(dy),
@@ -64,7 +64,7 @@ def former_starting_point(task, dx, dy, seed):
             0.01 * rng.standard_normal(dy), np.zeros(dy))
 
 
-def former_n_coef(task, params):
+def reference_n_coef(task, params):
     if task in ("quadratic", "logreg"):
         return 1, 2
     C = int(params[1])
@@ -82,10 +82,14 @@ def test_registry_names_and_codes():
         assert spec.name == name
     codes = sorted(spec.code for spec in TASKS.values())
     assert codes == list(range(len(TASKS))), "codes unique, contiguous"
+    # a task's code is its place in tasks.MODULES, and its marker's class
+    # is named after it (numba's cache pickles the class by that name)
     assert {c: s.name for c, s in BY_CODE.items()} == {
-        problems.QUADRATIC: "quadratic", problems.LOGREG: "logreg",
-        problems.MULTILOGREG: "multilogreg",
-        problems.DATACLEANING: "datacleaning"}
+        c: m.SPEC.name for c, m in enumerate(tasks.MODULES)}
+    for code, spec in BY_CODE.items():
+        cls = type(tasks.task_marker(code))
+        assert cls.__name__ == spec.name.capitalize()
+        assert getattr(tasks, cls.__name__) is cls
 
 
 def test_dispatch_has_a_kernel_per_registered_task():
@@ -96,7 +100,7 @@ def test_dispatch_has_a_kernel_per_registered_task():
     assert {f.__name__ for f in dispatch.SWITCHES} == set(DISPATCH_FUNCS)
     assert set(dispatch.TASK_MODULES) == set(BY_CODE)
     for code, spec in BY_CODE.items():
-        marker = problems.task_marker(code)
+        marker = tasks.task_marker(code)
         assert int(marker) == code
         module = dispatch.kernels_of(numba.typeof(marker))
         assert module.__name__.endswith(f".{spec.name}")
@@ -114,7 +118,7 @@ def test_dispatch_has_a_kernel_per_registered_task():
                 assert all(a in args for c in calls for a in c)
                 assert set(calls[1]) - set(calls[0]) == set(second)
     # the markers' types differ: one compiled specialisation per task
-    assert len({numba.typeof(m) for m in problems.MARKERS}) == len(BY_CODE)
+    assert len({numba.typeof(m) for m in tasks.MARKERS}) == len(BY_CODE)
 
 
 @pytest.mark.parametrize("task", sorted(TASKS))
@@ -183,15 +187,15 @@ def test_two_point_coefficients_are_two_single_point_calls(task, z_slot):
 
 
 @pytest.mark.parametrize("task", sorted(TASKS))
-def test_problem_is_the_former_one(task):
+def test_problem_is_the_reference_one(task):
     data = dataset(task)
     P = problem_from_data(**data)
-    vec, dx, dy = former_params(**data)
+    vec, dx, dy = reference_params(**data)
     assert P.params.tobytes() == vec.tobytes()
     assert (P.dim_x, P.dim_y) == (dx, dy)
-    assert P.code == problems.task_code(task) == get_task(task).code
-    assert P.n_coef == former_n_coef(task, P.params)
-    assert problems.n_coef(P.code, P.params) == P.n_coef
+    assert P.code == tasks.task_code(task) == get_task(task).code
+    assert P.n_coef == reference_n_coef(task, P.params)
+    assert tasks.n_coef(P.code, P.params) == P.n_coef
     # the exact oracle the metrics use agrees on the dimensions
     oracle = get_task(task).make_oracle(data)
     assert (oracle.dim_x, oracle.dim_y) == (dx, dy)
@@ -200,10 +204,10 @@ def test_problem_is_the_former_one(task):
 @pytest.mark.parametrize("task", sorted(TASKS))
 @pytest.mark.parametrize("seed", [0, 1, 5, 2 ** 40 + 7,
                                   np.random.SeedSequence(3)])
-def test_starting_point_is_bitwise_the_former_one(task, seed):
+def test_starting_point_is_bitwise_the_reference_one(task, seed):
     P = problem_from_data(**dataset(task))
     new = starting_point(P, seed)
-    old = former_starting_point(task, P.dim_x, P.dim_y, seed)
+    old = reference_starting_point(task, P.dim_x, P.dim_y, seed)
     assert len(new) == 3
     for a, b in zip(new, old):
         assert a.dtype == b.dtype and a.shape == b.shape
@@ -237,7 +241,7 @@ def test_make_problem_takes_the_data_order():
 
 def test_unknown_task_is_refused_everywhere():
     data = dict(dataset("logreg"), task="svm")
-    for call in (lambda: get_task("svm"), lambda: problems.task_code("svm"),
+    for call in (lambda: get_task("svm"), lambda: tasks.task_code("svm"),
                  lambda: problem_from_data(**data),
                  lambda: metrics.make_metrics(data),
                  lambda: make_problem("svm", *[np.zeros((2, 2)),

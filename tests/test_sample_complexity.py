@@ -48,7 +48,7 @@ def _tiny_run(solver, N=200, seed=0):
     from benchmark_utils.exact_quadratic import QuadraticExact
     from benchmark_utils.algorithms import PnPBORun, config_of
     from benchmark_utils.simulated import make_quadratic
-    from benchmark_utils.tasks import problem_from_data, starting_point
+    from benchmark_utils.problem import problem_from_data, starting_point
 
     data = make_quadratic(n=N // 2, m=N // 2, dim_x=3, dim_y=5, seed=seed)
     exact = QuadraticExact(**data)

@@ -1,4 +1,4 @@
-"""The batch products (``problems.batch_products``) against plain NumPy: the
+"""The batch products (``tasks.batch_products``) against plain NumPy: the
 short-row kernels (p < BLOCK_MIN_P: class rows as lanes for R <= LANES, one
 class row at a time beyond; p = 3 and 6, shorter than a products pass of 4
 or 8 features, 13, 54 = covtype, 127 = the widest that fits the lanes'
@@ -14,7 +14,7 @@ import itertools
 import numpy as np
 import pytest
 
-from benchmark_utils.problems.batch_products import BLOCK_MIN_P, \
+from benchmark_utils.tasks.batch_products import BLOCK_MIN_P, \
     batch_add_outer, batch_add_outer_one, batch_class_dots, batch_class_dots2
 
 WIDTHS = [3, 6, 13, 54, BLOCK_MIN_P - 1, BLOCK_MIN_P + 3, 601]
@@ -128,8 +128,8 @@ def test_the_eight_sample_dots_are_never_specialised_on_a_literal():
     the products: a cached caller would not type its callees again.)"""
     from numba import njit, types
 
-    from benchmark_utils.problems import batch_products as bp
-    from benchmark_utils.problems.batch_products import long_rows
+    from benchmark_utils.tasks import batch_products as bp
+    from benchmark_utils.tasks.batch_products import long_rows
     dots = njit(bp.batch_class_dots.py_func)
     outer = njit(bp.batch_add_outer.py_func)
 

@@ -200,7 +200,7 @@ def test_ma_saba_init_names():
 
 
 def test_unknown_task_is_refused():
-    from benchmark_utils.problems import task_code
+    from benchmark_utils.tasks import task_code
     with pytest.raises(ValueError, match="task must be one of"):
         task_code("svm")
 

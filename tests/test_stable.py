@@ -1,11 +1,11 @@
-"""The scalar pieces of ``problems.stable`` against closed forms written
+"""The scalar pieces of ``tasks.stable`` against closed forms written
 without cancellation, from the far negative to the far positive tail."""
 import math
 
 import numpy as np
 import pytest
 
-from benchmark_utils.problems.stable import logistic_d1_d2, sigmoid, \
+from benchmark_utils.tasks.stable import logistic_d1_d2, sigmoid, \
     softmax_row
 
 
@@ -56,7 +56,7 @@ def test_exp_vec_is_within_one_ulp_of_glibc(exp_args):
     result is normal, within the smallest subnormal below, 0 where e^x
     rounds to 0, and mostly bit-equal."""
     from numba import njit
-    from benchmark_utils.problems.stable import exp_vec
+    from benchmark_utils.tasks.stable import exp_vec
 
     @njit
     def apply(a, out):
@@ -77,7 +77,7 @@ def test_exp_vec_is_within_one_ulp_of_glibc(exp_args):
 
 def test_exp_vec_keeps_nan_and_overflows_like_glibc():
     from numba import njit
-    from benchmark_utils.problems.stable import exp_vec
+    from benchmark_utils.tasks.stable import exp_vec
 
     @njit
     def one(x):
@@ -93,7 +93,7 @@ def test_batch_logistic_is_logistic_d1_d2_up_to_the_exp(count):
     """``logreg.batch_logistic`` (the samples as vector lanes, tiles of 64)
     gives ``b phi'(b m)`` and ``phi''(b m) v`` as ``logistic_d1_d2`` does,
     within 2 ulp (the exponential within 1), on margins up to +-800."""
-    from benchmark_utils.problems.logreg import batch_logistic
+    from benchmark_utils.tasks.logreg import batch_logistic
     rng = np.random.default_rng(count)
     K = rng.standard_normal((count, 2)) * 5.0
     K[0, 0], K[1, 0], K[2, 0], K[3, 0] = 800.0, -800.0, 0.0, -0.0
@@ -122,7 +122,7 @@ def test_batch_softmax_is_the_row_softmax_up_to_the_exp(C, count):
     (each exponential within 1, their sum within about 1 relative, then
     the division), on logits up to +-800 and on equal logits; the other
     columns are untouched."""
-    from benchmark_utils.problems.softmax_ce import batch_softmax
+    from benchmark_utils.tasks.softmax_ce import batch_softmax
     rng = np.random.default_rng(C * 1000 + count)
     K = rng.standard_normal((count + 3, C + 4)) * 20.0
     K[0, 2:2 + C] = 0.0  # all equal

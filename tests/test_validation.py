@@ -9,7 +9,7 @@ import pytest
 from bench_helpers import benchmark
 from benchmark_utils.data import small
 from benchmark_utils.simulated import make_quadratic
-from benchmark_utils.tasks import problem_from_data
+from benchmark_utils.problem import problem_from_data
 from benchmark_utils.validation import check_data
 from conftest import glm_data
 

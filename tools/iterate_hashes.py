@@ -142,7 +142,7 @@ def configs():
 def fingerprints():
     """{case: {"xyz": sha256, "n_samples": int}} for every case."""
     from benchmark_utils.algorithms import PnPBORun
-    from benchmark_utils.tasks import problem_from_data, starting_point
+    from benchmark_utils.problem import problem_from_data, starting_point
     out = {}
     for task, data in datasets().items():
         params = {k: v for k, v in data.items()

@@ -143,7 +143,7 @@ def one_run(solver, N, seed, eps, dim_x=10, dim_y=20, step=0.1,
     from benchmark_utils.exact_quadratic import QuadraticExact
     from benchmark_utils.algorithms import PnPBORun, config_of
     from benchmark_utils.simulated import make_quadratic
-    from benchmark_utils.tasks import problem_from_data, starting_point
+    from benchmark_utils.problem import problem_from_data, starting_point
 
     n = N // 2
     data = make_quadratic(n=n, m=N - n, dim_x=dim_x, dim_y=dim_y, seed=seed)

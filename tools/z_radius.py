@@ -29,7 +29,7 @@ import numpy as np
 
 from benchmark_utils.data import small
 from benchmark_utils.metrics import make_metrics
-from benchmark_utils.tasks import problem_from_data, starting_point
+from benchmark_utils.problem import problem_from_data, starting_point
 
 # The seed benchopt 1.10 gives a dataset's get_seed(use_repetition=False)
 # under its default --seed (RunContext(base_seed="0").get_seed("Dataset")).

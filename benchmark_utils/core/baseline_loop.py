@@ -3,18 +3,18 @@
 (the run stops, with ``counters[STATUS] = DIVERGED``, at the first outer
 iteration whose iterate is not finite).
 
-The family reaches the loop as its marker (``BConfig.family``), the one
-member of an ``IntEnum`` of its own, as the task does (``problems``): its
-numba type names the family, and ``family_loop`` compiles that family's
+The family reaches the loop as its marker (``BConfig.family``,
+``jit.markers``), as the task does (``tasks``): its numba type names the
+family, and ``family_loop`` compiles that family's
 iteration only.  A baseline run compiles its own family on its own task
 (about a fifth of the loop every family would make), and numba caches each
 (family, task) on its own.
 """
 import inspect
-from enum import IntEnum
 
 from numba.extending import overload
 
+from ..jit.markers import code_of, make_markers
 from ..jit.refcount import NO_REFCOUNT
 from ..numba_cache import njit, register_switch
 from .inner_loop import inner_iteration
@@ -24,37 +24,19 @@ from .records import DIVERGED, K_ITER, STATUS
 from .restart import vrbo_iteration
 from .steps import not_finite
 
-INNER, JACOBI, GAUSS_SEIDEL, RESTART, PENALTY = range(5)  # family codes
-
-
-class Inner(IntEnum):
-    CODE = INNER
-
-
-class Jacobi(IntEnum):
-    CODE = JACOBI
-
-
-class GaussSeidel(IntEnum):
-    CODE = GAUSS_SEIDEL
-
-
-class Restart(IntEnum):
-    CODE = RESTART
-
-
-class Penalty(IntEnum):
-    CODE = PENALTY
-
-
-FAMILY_NAMES = {INNER: "inner-loop", JACOBI: "momentum", GAUSS_SEIDEL:
-                "Gauss-Seidel momentum", RESTART: "restart",
-                PENALTY: "penalty"}
-FAMILY_MARKERS = (Inner.CODE, Jacobi.CODE, GaussSeidel.CODE, Restart.CODE,
-                  Penalty.CODE)
-ITERATIONS = {INNER: inner_iteration, JACOBI: jacobi_iteration,
-              GAUSS_SEIDEL: fsla_iteration, RESTART: vrbo_iteration,
-              PENALTY: f2sa_iteration}
+# The families: (marker name, what the user is told, its iteration); a
+# family's code is its place here.
+FAMILIES = (
+    ("Inner", "inner-loop", inner_iteration),
+    ("Jacobi", "momentum", jacobi_iteration),
+    ("GaussSeidel", "Gauss-Seidel momentum", fsla_iteration),
+    ("Restart", "restart", vrbo_iteration),
+    ("Penalty", "penalty", f2sa_iteration),
+)
+INNER, JACOBI, GAUSS_SEIDEL, RESTART, PENALTY = range(len(FAMILIES))
+FAMILY_NAMES = {code: label for code, (_, label, _) in enumerate(FAMILIES)}
+FAMILY_MARKERS = make_markers([name for name, _, _ in FAMILIES], __name__)
+ITERATIONS = {code: step for code, (_, _, step) in enumerate(FAMILIES)}
 
 
 # a specialisation of this loop depends on its own family's module only
@@ -80,11 +62,7 @@ def _family_loop(family, model, levels, it, w, cfg, stream, n_iter):
     # A function of its own, not inlined into run_baseline: numba would
     # type the family's iteration twice (here and again where it is
     # inlined), which was 40 % of a family's compile (docs/architecture.md).
-    cls = getattr(family, "instance_class", None)
-    if cls is None:
-        raise TypeError(f"the family must be a family marker "
-                        f"(baseline_loop.family_marker), got {family}")
-    step = ITERATIONS[int(next(iter(cls)))]
+    step = ITERATIONS[code_of(family)]
 
     def impl(family, model, levels, it, w, cfg, stream, n_iter):
         counters = stream.counters

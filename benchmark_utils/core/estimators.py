@@ -8,7 +8,7 @@ evaluation ``v_k = grad(u_k)`` (PAGE with probability ``p``, SARAH every
                                          + a_tab T_q) + a_bar Tbar
 
 followed, for memory methods, by ``T_q <- k_q(u_k)`` for ``q in P``
-(``k_q`` are per-sample coefficients, see ``problems``).  ``rule`` fills
+(``k_q`` are per-sample coefficients, see ``tasks``).  ``rule`` fills
 the seven named slots ``IS_FULL, C_V, A_CUR, A_PREV, A_TAB, A_BAR,
 UPD_TABLE``:
 

@@ -27,7 +27,7 @@ site).  ``passes.full_pass`` is the single-loop family's own pass.
 
 from ..jit.refcount import NO_REFCOUNT
 from ..numba_cache import njit
-from ..problems.dispatch import gradx_g, reg, reg_gradx, reg_yz
+from ..tasks.dispatch import gradx_g, reg, reg_gradx, reg_yz
 from .passes import _apply, _apply2, _coef, _coef2
 from .records import B_CUR, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ, B_PREV, F, \
     N_SAMPLES

@@ -1,6 +1,6 @@
 """Passes over the samples of one level (UL f or LL g) at given points.
 
-Directions of a sample are linear maps of its coefficients (``problems``):
+Directions of a sample are linear maps of its coefficients (``tasks``):
 ``coef`` computes ``k_q(x, y, z)``, ``apply`` adds ``L_q(C_q)`` to the three
 outputs (D^x, D^y, D^z).  Any vector can stand in the z slot (the point only
 fixes where the coefficients are taken), so the same passes give
@@ -27,7 +27,7 @@ callees, and every extra call site of a kernel multiplies the compile time.
 
 from ..jit.prefetch import prefetch_labels, prefetch_rows
 from ..numba_cache import njit
-from ..problems.dispatch import apply2_f, apply2_g, apply_f, apply_g, coef2_f, \
+from ..tasks.dispatch import apply2_f, apply2_g, apply_f, apply_g, coef2_f, \
     coef2_g, coef_f, coef_g
 from .records import B_CUR, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ, B_PREV
 

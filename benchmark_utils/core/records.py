@@ -46,7 +46,7 @@ def make_model(problem):
     """The ``Model`` of a ``Problem``: its task's marker, whose numba type
     selects the task's kernels at compile time (a run compiles its task's
     code only), and its parameters."""
-    from ..problems import task_marker
+    from ..tasks import task_marker
     return Model(task_marker(problem.code), problem.params)
 
 

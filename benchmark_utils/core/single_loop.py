@@ -21,7 +21,7 @@ blocks, each block keeping one call site of each kernel.
 
 from ..jit.refcount import NO_REFCOUNT, copy_into
 from ..numba_cache import njit
-from ..problems.dispatch import reg
+from ..tasks.dispatch import reg
 from .counting import count_batch, count_full
 from .draw import draw_ahead, draw_large, take
 from .estimators import (IS_FULL, PAGE, batch_weights, has_table,

@@ -11,6 +11,8 @@ low-level pieces numba does not provide.
     scratch.py   float64 buffers on the caller's stack for the batch
                  kernels (stack_scratch, wide_scratch) and their sizes
                  (TILE, MAX_C, LANES, WIDE)
+    markers.py   make_markers: values whose numba type names them (a
+                 task, a baseline family), for selection at compile time
 
 The package's own njit and its cache are in ``numba_cache``.
 """

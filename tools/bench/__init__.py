@@ -28,7 +28,7 @@ On the ``Simulated`` quadratic problem (d_x = d_y = ``--dim``, n = m =
 Fashion-MNIST, part 5 only) runs parts 1 and 2 on problems of the real
 datasets' shapes, built from seeded random data of the exact sizes
 (``shapes.SHAPE_SPECS``), from the Objective's starting point
-(``tasks.starting_point``).  On the mnist shape it also measures part 4, and
+(``problem.starting_point``).  On the mnist shape it also measures part 4, and
 on every shape
 
 5. the time of one exact metric evaluation (``metrics.evaluate`` on

@@ -17,7 +17,7 @@ def metric_figures(data, problem, seed=0, n_warm=3, solver="SABA",
     evaluation met both tolerances (``solve_residual <= 1``).
     """
     from benchmark_utils.metrics import evaluate, make_metrics
-    from benchmark_utils.tasks import starting_point
+    from benchmark_utils.problem import starting_point
 
     from .shapes import make_config, make_run
     x, y, z = starting_point(problem, seed)

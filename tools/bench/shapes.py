@@ -2,8 +2,8 @@
 and of the baseline solvers.
 
 Every problem is a dataset dict of the contract of docs/architecture.md turned into the
-core's ``Problem`` by ``tasks.problem_from_data``; runs start from
-``tasks.starting_point`` (the Objective's starting point).
+core's ``Problem`` by ``problem.problem_from_data``; runs start from
+``problem.starting_point`` (the Objective's starting point).
 
 * ``quadratic``: the Simulated problem, d_x = d_y = ``dim``, n = m;
 * real shapes (``SHAPE_SPECS``), seeded random data of the exact sizes
@@ -109,7 +109,7 @@ def task_params(data):
 def problem_of(data):
     """The core's ``Problem`` of a dataset dict (arrays shared; the test
     set is the metrics' business, not the problem's)."""
-    from benchmark_utils.tasks import problem_from_data
+    from benchmark_utils.problem import problem_from_data
     return problem_from_data(data["task"], data["X_train"], data["y_train"],
                              data["X_val"], data["y_val"],
                              **task_params(data))
@@ -153,9 +153,9 @@ def problem_config(problem, name, batch_size, **kwargs):
 
 def make_run(problem, config, seed=0):
     """A fresh run of ``config`` (``algorithms.run_of``) from the
-    Objective's starting point of ``seed`` (``tasks.starting_point``)."""
+    Objective's starting point of ``seed`` (``problem.starting_point``)."""
     from benchmark_utils.algorithms import run_of
-    from benchmark_utils.tasks import starting_point
+    from benchmark_utils.problem import starting_point
     return run_of(problem, config, *starting_point(problem, seed), seed)
 
 

@@ -29,7 +29,6 @@ import math
 import numpy as np
 
 from ..numba_cache import njit
-from . import QUADRATIC
 from .spec import TaskSpec
 
 _FAST = {"reassoc", "contract", "nsz"}
@@ -196,7 +195,7 @@ def _check(task, parts, p, task_params):
 
 
 SPEC = TaskSpec(
-    name="quadratic", code=QUADRATIC,
+    name="quadratic",
     n_coef=lambda params: (1, 2),
     problem_params=_problem_params,
     starting_point=_starting_point,

@@ -23,7 +23,6 @@ import numpy as np
 
 from ..jit.scratch import TILE, stack_scratch
 from ..numba_cache import njit
-from . import LOGREG
 from .spec import TaskSpec, logistic_starting_point
 from .stable import exp_vec
 
@@ -303,7 +302,7 @@ def _check(task, parts, p, task_params):
 
 
 SPEC = TaskSpec(
-    name="logreg", code=LOGREG,
+    name="logreg",
     n_coef=lambda params: (1, 2),
     problem_params=_problem_params,
     # regularisation weights e^{x_k} start near 0.01

@@ -1,16 +1,17 @@
 """``TaskSpec``: everything the Python side knows about one task.
 
-Each ``problems/<task>.py`` ends with ``SPEC = TaskSpec(...)``, next to the
+Each ``tasks/<task>.py`` ends with ``SPEC = TaskSpec(...)``, next to the
 kernels whose coefficient layout and parameter vector it describes;
-``problems/registry.py`` collects them.  The numba side is not here: the
-kernels are selected by ``spec.code`` in ``problems/dispatch.py`` (numba
+``tasks/registry.py`` collects them.  The numba side is not here: the
+kernels are selected by ``spec.code`` in ``tasks/dispatch.py`` (numba
 needs a static branch per task; ``tests/test_registry.py`` checks that every
 registered code has one).
 
 Fields:
 
 - ``name``: the dataset contract's ``task``;
-- ``code``: the integer of the numba dispatch (``problems/__init__.py``);
+- ``code``: the integer of the numba dispatch, its place in
+  ``registry.MODULES`` (set by the registry);
 - ``n_coef(params) -> (kf, kg)``: coefficients per UL (f) and per LL (g)
   sample that the kernels write (the width of the SAGA tables);
 - ``problem_params(X_train, **task_params) -> (params, dim_x, dim_y)``:
@@ -54,7 +55,6 @@ def resolve(ref):
 @dataclass(frozen=True)
 class TaskSpec:
     name: str
-    code: int
     n_coef: Callable
     problem_params: Callable
     starting_point: Callable
@@ -62,6 +62,7 @@ class TaskSpec:
     metrics: str
     oracle: str
     cross_in_data: bool = True
+    code: int = -1  # set by the registry
 
     def metrics_class(self):
         return resolve(self.metrics)

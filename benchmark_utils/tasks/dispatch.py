@@ -1,7 +1,7 @@
 """Task switch: one entry point per kernel, selecting the task's kernel at
 compile time.
 
-The task reaches the core as its marker (``problems.task_marker``), whose
+The task reaches the core as its marker (``tasks.task_marker``), whose
 numba type names the task; each entry point below is a numba ``overload``
 that, for that type, inlines the task module's kernel of the same name
 (``TASK_MODULES``).  So a function calling them is compiled once per task,
@@ -45,29 +45,15 @@ import inspect
 
 from numba.extending import overload
 
+from ..jit.markers import code_of
 from ..jit.refcount import NO_REFCOUNT
-from ..numba_cache import njit, register_switch
+from ..numba_cache import njit
+from . import MODULES, task_marker
 
-from . import DATACLEANING, LOGREG, MULTILOGREG, QUADRATIC, task_marker
-from . import datacleaning, logreg, multilogreg, quadratic
-
-# The kernel module of each task code.
-TASK_MODULES = {QUADRATIC: quadratic, LOGREG: logreg,
-                MULTILOGREG: multilogreg, DATACLEANING: datacleaning}
-
-# a specialisation on a task depends on that task's module only
-# (``numba_cache``: an edit of one task's kernels keeps the others' cache)
-register_switch(__file__, {type(task_marker(code)).__name__: module.__file__
-                           for code, module in TASK_MODULES.items()})
-
-
-def code_of(task):
-    """The task code of a task marker's numba type (at compile time)."""
-    cls = getattr(task, "instance_class", None)
-    if cls is None:
-        raise TypeError(f"the task must be a task marker "
-                        f"(problems.task_marker), got {task}")
-    return int(next(iter(cls)))
+# The kernel module of each task code (``tasks.MODULES``, which also tells
+# numba's cache that a specialisation on a task depends on that task's
+# module only).
+TASK_MODULES = dict(enumerate(MODULES))
 
 
 def kernels_of(task):

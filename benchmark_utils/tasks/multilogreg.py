@@ -21,7 +21,6 @@ import math
 import numpy as np
 
 from ..numba_cache import njit
-from . import MULTILOGREG
 from .batch_products import any_nonzero, batch_add_outer, \
     batch_add_outer_one, batch_add_outer_pair, batch_class_dots, \
     batch_class_dots2, row_offsets
@@ -231,7 +230,7 @@ def _check(task, parts, p, task_params):
 
 
 SPEC = TaskSpec(
-    name="multilogreg", code=MULTILOGREG,
+    name="multilogreg",
     n_coef=lambda params: (int(params[1]), 2 * int(params[1])),
     problem_params=_problem_params,
     # regularisation weights e^{x_c} start near 0.01

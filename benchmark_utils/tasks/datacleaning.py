@@ -22,7 +22,6 @@ import math
 import numpy as np
 
 from ..numba_cache import njit
-from . import DATACLEANING
 from .multilogreg import apply_f as _apply_f
 from .multilogreg import apply_g as _apply_g
 from .multilogreg import coef_f as _coef_f
@@ -150,7 +149,7 @@ def _check(task, parts, p, task_params):
 
 
 SPEC = TaskSpec(
-    name="datacleaning", code=DATACLEANING,
+    name="datacleaning",
     n_coef=lambda params: (int(params[1]), 2 * int(params[1]) + 1),
     problem_params=_problem_params,
     # sample weights sigma(x_j) start near 1/2
