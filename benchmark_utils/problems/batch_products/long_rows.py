@@ -15,7 +15,7 @@ go one class row at a time (``rowwise``): the entries of the package
 run ``class_dots8`` and ``add_outer8`` over the batch's groups of eight
 samples and hand the rest to ``rowwise``.  Chosen for p >= BLOCK_MIN_P:
 below it the blocked loops' remainders cost more than the loads they save
-(docs/performance.md, "The batch products").
+(figures: docs/performance.md).
 """
 from ...jit.refcount import NO_REFCOUNT
 from ...numba_cache import njit
