@@ -18,8 +18,7 @@ batch's rows a_t = ``X[idx[start + t]]``:
     row_offsets           (0, C), the coefficient groups' columns, as int64
 
 Each entry takes one of three strategies, one module each, by the row
-length p and the number of class rows (docs/performance.md, "The batch
-products"):
+length p and the number of class rows (figures: docs/performance.md):
 
     p >= BLOCK_MIN_P             ``long_rows``: eight samples x two class
                                  rows per pass, in feature chunks (MNIST)

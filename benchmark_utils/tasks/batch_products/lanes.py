@@ -24,7 +24,7 @@ the samples).  Each lane still sums in the same order, so the numbers are
 bitwise those of the four-sample (four-feature) passes.  Two points'
 class rows side by side in the lanes (``batch_class_dots2``,
 ``batch_add_outer_pair``) read the batch's rows once for both.  Figures:
-docs/performance.md, "The batch products".
+docs/performance.md.
 """
 from ...jit.prefetch import prefetch_row
 from ...jit.scratch import LANES, TILE, WIDE, stack_scratch, wide_scratch

@@ -15,7 +15,7 @@ go one class row at a time (``rowwise``): the entries of the package
 run ``class_dots8`` and ``add_outer8`` over the batch's groups of eight
 samples and hand the rest to ``rowwise``.  Chosen for p >= BLOCK_MIN_P:
 below it the blocked loops' remainders cost more than the loads they save
-(docs/performance.md, "The batch products").
+(figures: docs/performance.md).
 """
 from ...jit.refcount import NO_REFCOUNT
 from ...numba_cache import njit
@@ -34,25 +34,27 @@ def _chunk_len(p):
 
 
 @njit(cache=True, inline="always")
-def _put(K, t, r, v, first):
-    """``K[t, r] = v`` on a row's first chunk, ``+= v`` on the others."""
-    if first:
-        K[t, r] = v
-    else:
-        K[t, r] += v
-
-
-@njit(cache=True, inline="always")
 def _put8(K, t, r, first, s0, s1, s2, s3, s4, s5, s6, s7):
-    """``_put`` of the eight samples' sums into column r."""
-    _put(K, t, r, s0, first)
-    _put(K, t + 1, r, s1, first)
-    _put(K, t + 2, r, s2, first)
-    _put(K, t + 3, r, s3, first)
-    _put(K, t + 4, r, s4, first)
-    _put(K, t + 5, r, s5, first)
-    _put(K, t + 6, r, s6, first)
-    _put(K, t + 7, r, s7, first)
+    """``K[t + i, r] = s_i`` on a row's first chunk, ``+= s_i`` on the
+    others (i < 8)."""
+    if first:
+        K[t, r] = s0
+        K[t + 1, r] = s1
+        K[t + 2, r] = s2
+        K[t + 3, r] = s3
+        K[t + 4, r] = s4
+        K[t + 5, r] = s5
+        K[t + 6, r] = s6
+        K[t + 7, r] = s7
+    else:
+        K[t, r] += s0
+        K[t + 1, r] += s1
+        K[t + 2, r] += s2
+        K[t + 3, r] += s3
+        K[t + 4, r] += s4
+        K[t + 5, r] += s5
+        K[t + 6, r] += s6
+        K[t + 7, r] += s7
 
 
 @njit(cache=True, fastmath=FAST, inline="always")
