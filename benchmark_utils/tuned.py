@@ -106,8 +106,8 @@ TUNED = {
         "MA-SABA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10441
         "SPABA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10512
         "SRBA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10512
-        # SFFBA re-ranked on 2026-11-25 (AMD EPYC Zen 5): its former (1, 10)
-        # diverged there inside quick.yml's 4 s
+        # SFFBA: (1, 10) diverges inside quick.yml's 4 s on an AMD EPYC
+        # Zen 5; (0.1, 10) is the best setting that does not
         "SFFBA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10513
         "SRMBA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10513
         "MSEBA": dict(step_size=0.1, outer_ratio=10.0, R=200.0),  # 0.10513

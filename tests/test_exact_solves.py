@@ -17,9 +17,9 @@ from conftest import glm_data
 
 def _stall_case():
     """A tiny hyper-cleaning problem (n=25, m=30, p=4, C=3) and a point x
-    where the former Armijo-only backtracking stalled: it could not resolve
-    the decrease of g near |grad_y g| ~ 1e-9, halved every step down to
-    1e-12 and stopped at |grad_y g| = 3.6e-9 > 1e-10 after 1 428
+    where backtracking on the Armijo condition alone stalls: it cannot
+    resolve the decrease of g near |grad_y g| ~ 1e-9, halves every step
+    down to 1e-12 and stops at |grad_y g| = 3.6e-9 > 1e-10 after 1 428
     evaluations of g."""
     data = glm_data("datacleaning", n=25, m=30, p=4, C=3, seed=0)
     x = 3.0 * np.random.default_rng(0).standard_normal(30)

@@ -92,7 +92,7 @@ class BaselineConfig(Steps):
             batch=int(self.batch_size), alpha=float(self.alpha),
             beta=float(self.beta), gamma=float(self.gamma),
             exp_x=float(self.exponent_x), exp_y=float(self.exponent_y),
-            exp_z=float(self.exponent_z), T=T, Tz=int(self.n_z_steps),
+            exp_z=float(self.exponent_z), n_inner=T, n_z=int(self.n_z_steps),
             Q=int(self.Q), storm_a=float(self.storm_a),
             exp_a=float(self.exponent_a), period=int(self.period),
             lmbda0=float(self.lmbda0), delta=float(self.delta_lmbda),

@@ -28,11 +28,11 @@ def inner_iteration(model, levels, it, w, cfg, stream, k):
     x, y, z = it.x, it.y, it.z
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
-    sgd_y(model, levels, stream, cfg.T, beta_k, x, y, b, blocks, w)
+    sgd_y(model, levels, stream, cfg.n_inner, beta_k, x, y, b, blocks, w)
     ids = fresh(stream, levels[F], b, blocks)
     ul_pass(model, levels, stream, ids, b, (x, y), (w.ux, w.r), w)
     if cfg.solver == SGD_Z:
-        sgd_z(model, levels, stream, cfg.Tz, cfg.gamma, x, y, z, w.r, b,
+        sgd_z(model, levels, stream, cfg.n_z, cfg.gamma, x, y, z, w.r, b,
               blocks, w)
     else:
         inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS,

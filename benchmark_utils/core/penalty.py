@@ -32,7 +32,7 @@ def f2sa_iteration(model, levels, it, w, cfg, stream, k):
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     betaw_k = schedule(cfg.beta, cfg.exp_w, k)
     dy = wy.shape[0]
-    for _ in range(cfg.T):
+    for _ in range(cfg.n_inner):
         J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
         Jw = fresh(stream, levels[G], b, blocks)
         grad_y_g(model, levels, stream, Jw, b, x, wy, w.gy2, w)

@@ -258,8 +258,8 @@ class BConfig(NamedTuple):
     exp_x: float
     exp_y: float
     exp_z: float       # FSLA's z step decay
-    T: int             # inner steps
-    Tz: int            # AmIGO's linear-system steps
+    n_inner: int       # inner steps T (lv.T is a level's table)
+    n_z: int           # AmIGO's linear-system steps T_z
     Q: int             # Neumann / HIA length
     storm_a: float     # STORM weight a_k = storm_a / (k + 1)^exp_a
     exp_a: float

@@ -72,7 +72,7 @@ def vrbo_iteration(model, levels, it, w, cfg, stream, k):
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     for c in range(x.shape[0]):
         x[c] -= alpha_k * w.vx[c]
-    for t in range(cfg.T + 1):
+    for t in range(cfg.n_inner + 1):
         if t > 0:
             for c in range(y.shape[0]):
                 y[c] -= beta_k * w.vy[c]
