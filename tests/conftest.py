@@ -81,10 +81,11 @@ def kernel_dirs(problem, part, q, x, y, z):
     idx = np.array([q])
     X, yv = (problem.Xf, problem.yf) if part == "f" else \
         (problem.Xg, problem.yg)
-    coef = dispatch.coef_f if part == "f" else dispatch.coef_g
-    apply = dispatch.apply_f if part == "f" else dispatch.apply_g
-    coef(problem.code, X, yv, problem.params, idx, 0, 1, x, y, z, K)
-    apply(problem.code, X, yv, problem.params, idx, 0, 1, K, K, K, *out)
+    level = dispatch.F if part == "f" else dispatch.G
+    dispatch.coef(problem.code, level, X, yv, problem.params, idx, 0, 1,
+                  (x, y, z), K)
+    dispatch.apply(problem.code, level, X, yv, problem.params, idx, 0, 1,
+                   (K, K, K), out)
     return out
 
 

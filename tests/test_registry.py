@@ -3,7 +3,6 @@ read by every Python-side consumer; the numba dispatch covers it; the specs
 reproduce, bit for bit, each task written out by hand (parameter
 vectors, dimensions, coefficient counts, starting points)."""
 
-import inspect
 
 import numba
 import numpy as np
@@ -11,6 +10,7 @@ import pytest
 
 from benchmark_utils import exact_glm, exact_quadratic, metrics
 from benchmark_utils import tasks
+from benchmark_utils.core import records
 from benchmark_utils.problem import make_problem
 from benchmark_utils.tasks import dispatch
 from benchmark_utils.tasks.registry import BY_CODE, TASK_NAMES, TASKS, \
@@ -19,9 +19,11 @@ from benchmark_utils.simulated import make_quadratic
 from benchmark_utils.problem import problem_from_data, starting_point
 from conftest import glm_data
 
-DISPATCH_FUNCS = ("coef_f", "coef_g", "coef2_f", "coef2_g", "apply_f",
-                  "apply_g", "apply2_f", "apply2_g", "reg", "reg_yz",
+DISPATCH_FUNCS = ("coef", "coef2", "apply", "apply2", "reg", "reg_yz",
                   "gradx_g", "reg_gradx")
+# The level entries and the task kernels they call (one per level)
+LEVEL_FUNCS = ("coef", "coef2", "apply", "apply2")
+PART = {"f": dispatch.F, "g": dispatch.G}
 
 
 def dataset(task):
@@ -94,29 +96,28 @@ def test_registry_names_and_codes():
 
 def test_dispatch_has_a_kernel_per_registered_task():
     """Every entry point of dispatch.py resolves, for every registered
-    task, to a compiled kernel of that task's own module (or the two-call
-    default of the coef2 / apply2 entries), and every registered task has
-    a marker whose numba type names its module."""
+    task, to compiled kernels of that task's own module (one per level for
+    the level entries; the one-point kernels twice where a task has no
+    two-point kernels of its own), and every registered task has a marker
+    whose numba type names its module."""
     assert {f.__name__ for f in dispatch.SWITCHES} == set(DISPATCH_FUNCS)
     assert set(dispatch.TASK_MODULES) == set(BY_CODE)
+    assert (dispatch.F, dispatch.G) == (records.F, records.G)
     for code, spec in BY_CODE.items():
         marker = tasks.task_marker(code)
         assert int(marker) == code
         module = dispatch.kernels_of(numba.typeof(marker))
         assert module.__name__.endswith(f".{spec.name}")
-        for switch in dispatch.SWITCHES:
-            name = switch.__name__
-            kernel, calls = dispatch.task_kernel(name, module)
-            assert hasattr(kernel, "py_func"), (spec.name, name)
-            args = list(inspect.signature(switch).parameters)[1:]
-            if hasattr(module, name):
-                assert kernel is getattr(module, name) and calls == [args]
-            else:  # a two-point entry: the one-point kernel twice
-                base, first, second = dispatch.DEFAULTS[name]
-                assert kernel is getattr(module, base)
-                assert len(calls) == 2 and calls[0] != calls[1]
-                assert all(a in args for c in calls for a in c)
-                assert set(calls[1]) - set(calls[0]) == set(second)
+        for name in DISPATCH_FUNCS:
+            if name in LEVEL_FUNCS:
+                if not dispatch.has_two_point_kernels(module, name):
+                    assert name in ("coef2", "apply2"), (spec.name, name)
+                    name = name[:-1]
+                kernels = dispatch.level_kernels(module, name)
+            else:
+                kernels = [getattr(module, name)]
+            for kernel in kernels:
+                assert hasattr(kernel, "py_func"), (spec.name, name)
     # the markers' types differ: one compiled specialisation per task
     assert len({numba.typeof(m) for m in tasks.MARKERS}) == len(BY_CODE)
 
@@ -135,14 +136,14 @@ def test_dispatch_runs_the_kernels_of_every_task(task):
     for part, X, yv, k, count in (("f", P.Xf, P.yf, kf, P.n),
                                   ("g", P.Xg, P.yg, kg, P.m)):
         K = np.full((count, k + 1), np.nan)
-        getattr(dispatch, f"coef_{part}")(P.code, X, yv, P.params, idx, 0,
-                                          count, x, y, z, K)
+        dispatch.coef(P.code, PART[part], X, yv, P.params, idx, 0, count,
+                      (x, y, z), K)
         assert np.all(np.isfinite(K[:, :k])), (part, "coefficients written")
         assert np.all(np.isnan(K[:, k])), (part, "no column past n_coef")
         K = np.ascontiguousarray(K[:, :k])
         out = (np.zeros(P.dim_x), np.zeros(P.dim_y), np.zeros(P.dim_y))
-        getattr(dispatch, f"apply_{part}")(P.code, X, yv, P.params, idx, 0,
-                                           count, K, K, K, *out)
+        dispatch.apply(P.code, PART[part], X, yv, P.params, idx, 0, count,
+                       (K, K, K), out)
         assert any(np.any(o != 0) for o in out), (part, "directions written")
     out = (np.full(P.dim_x, np.nan), np.full(P.dim_y, np.nan),
            np.full(P.dim_y, np.nan))
@@ -158,8 +159,8 @@ def test_dispatch_runs_the_kernels_of_every_task(task):
 @pytest.mark.parametrize("task", sorted(TASKS))
 @pytest.mark.parametrize("z_slot", ["vector", "empty"])
 def test_two_point_coefficients_are_two_single_point_calls(task, z_slot):
-    """``coef2_*`` (the single loop's u_k and u_{k-1}, the baselines' joint
-    evaluations) writes what ``coef_*`` writes at each point, on a shuffled
+    """``coef2`` (the single loop's u_k and u_{k-1}, the baselines' joint
+    evaluations) writes what ``coef`` writes at each point, on a shuffled
     subset of rows: bitwise where it is two calls, and up to the order of
     the sums in the dot products where it reads each row once for both
     points (logreg)."""
@@ -172,12 +173,12 @@ def test_two_point_coefficients_are_two_single_point_calls(task, z_slot):
                                   ("g", P.Xg, P.yg, P.n_coef[1], P.m)):
         idx = rng.permutation(count).astype(np.int64)
         want = [np.zeros((count - 2, k)) for _ in range(2)]
-        for (x, y, z), K in zip(pts, want):
-            getattr(dispatch, f"coef_{part}")(P.code, X, yv, P.params, idx,
-                                              2, count - 2, x, y, z, K)
+        for point, K in zip(pts, want):
+            dispatch.coef(P.code, PART[part], X, yv, P.params, idx, 2,
+                          count - 2, point, K)
         got = [np.zeros((count - 2, k)) for _ in range(2)]
-        getattr(dispatch, f"coef2_{part}")(P.code, X, yv, P.params, idx, 2,
-                                           count - 2, *pts[0], *pts[1], *got)
+        dispatch.coef2(P.code, PART[part], X, yv, P.params, idx, 2,
+                       count - 2, *pts, *got)
         for a, b in zip(got, want):
             assert np.all(np.isfinite(a)) and np.any(a != 0)
             if task == "logreg":
@@ -255,8 +256,8 @@ def test_unknown_task_is_refused_everywhere():
 @pytest.mark.parametrize("task", sorted(TASKS))
 @pytest.mark.parametrize("outputs", ["z", "y", "y+z", "mixed"])
 def test_two_point_products_are_two_single_point_calls(task, outputs):
-    """``apply2_*`` (a joint evaluation's two points on the same rows) adds
-    bitwise what two ``apply_*`` calls add: each point asking for z only
+    """``apply2`` (a joint evaluation's two points on the same rows) adds
+    bitwise what two ``apply`` calls add: each point asking for z only
     (the baselines' paired Hessian-vector products, one pass of 2C lanes
     on multilogreg's short rows), y only, both, or the points asking for
     different outputs."""
@@ -280,12 +281,11 @@ def test_two_point_products_are_two_single_point_calls(task, outputs):
                        (P.dim_x, P.dim_y, P.dim_y)) for _ in range(2)]
         want = [tuple(o.copy() for o in s) for s in start]
         for C3, out in zip(coefs, want):
-            getattr(dispatch, f"apply_{part}")(P.code, X, yv, P.params, idx,
-                                               2, c, *C3, *out)
+            dispatch.apply(P.code, PART[part], X, yv, P.params, idx, 2, c,
+                           C3, out)
         got = [tuple(o.copy() for o in s) for s in start]
-        getattr(dispatch, f"apply2_{part}")(P.code, X, yv, P.params, idx, 2,
-                                            c, *coefs[0], *got[0],
-                                            *coefs[1], *got[1])
+        dispatch.apply2(P.code, PART[part], X, yv, P.params, idx, 2, c,
+                        coefs[0], got[0], coefs[1], got[1])
         for a3, b3, s3 in zip(got, want, start):
             for a, b, s0 in zip(a3, b3, s3):
                 assert a.tobytes() == b.tobytes(), (task, part, outputs)

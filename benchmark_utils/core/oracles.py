@@ -27,9 +27,9 @@ site).  ``passes.full_pass`` is the single-loop family's own pass.
 
 from ..jit.refcount import NO_REFCOUNT
 from ..numba_cache import njit
-from ..tasks.dispatch import gradx_g, reg, reg_gradx, reg_yz
-from .passes import _apply, _apply2, _coef, _coef2
-from .records import B_CUR, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ, B_PREV, F, \
+from ..tasks.dispatch import apply, apply2, coef, coef2, gradx_g, reg, \
+    reg_gradx, reg_yz
+from .records import B_CUR, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ, B_PREV, \
     N_SAMPLES
 
 
@@ -52,12 +52,9 @@ def level_mean(part, model, levels, stream, ids, count, at, c, out):
     = (o_x, o_y, o_z)`` for d = x, y, z, chunk by chunk.  One call is one
     batch-oracle call: it counts ``count`` sample evaluations, whichever
     outputs it merges (docs/baselines.md §1)."""
-    x, y, w = at
     cx, cy, cz = c
-    ox, oy, oz = out
     stream.counters[N_SAMPLES] += count
     lv = levels[part]
-    is_f = part == F
     S = lv.S
     Kc = S[B_CUR]
     CX = S[B_CX]
@@ -68,9 +65,11 @@ def level_mean(part, model, levels, stream, ids, count, at, c, out):
     wx, wy, wz = cx * inv, cy * inv, cz * inv
     for start in range(0, count, ch):
         c = min(ch, count - start)
-        _coef(is_f, model, lv, ids, start, c, x, y, w, Kc)
+        coef(model.task, part, lv.X, lv.yv, model.params, ids, start, c,
+             at, Kc)
         _weighted(Kc, c, wx, wy, wz, CX, CY, CZ)
-        _apply(is_f, model, lv, ids, start, c, CX, CY, CZ, ox, oy, oz)
+        apply(model.task, part, lv.X, lv.yv, model.params, ids, start, c,
+              (CX, CY, CZ), out)
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -81,14 +80,9 @@ def level_mean2(part, model, levels, stream, ids, count, at, at2, c, out,
     ``at2`` into ``out2``, the coefficients of both points from one
     ``coef2`` pass over the rows (logreg reads each row once).  Two
     batch-oracle calls: it counts ``2 count``."""
-    x, y, w = at
-    x2, y2, w2 = at2
     cx, cy, cz = c
-    ox, oy, oz = out
-    ox2, oy2, oz2 = out2
     stream.counters[N_SAMPLES] += 2 * count
     lv = levels[part]
-    is_f = part == F
     S = lv.S
     Kc = S[B_CUR]
     Kp = S[B_PREV]
@@ -103,11 +97,12 @@ def level_mean2(part, model, levels, stream, ids, count, at, at2, c, out,
     DZ = S[B_DZ]
     for start in range(0, count, ch):
         c = min(ch, count - start)
-        _coef2(is_f, model, lv, ids, start, c, x, y, w, x2, y2, w2, Kc, Kp)
+        coef2(model.task, part, lv.X, lv.yv, model.params, ids, start, c,
+              at, at2, Kc, Kp)
         _weighted(Kc, c, wx, wy, wz, CX, CY, CZ)
         _weighted(Kp, c, wx, wy, wz, DX, DY, DZ)
-        _apply2(is_f, model, lv, ids, start, c, CX, CY, CZ, ox, oy, oz,
-                DX, DY, DZ, ox2, oy2, oz2)
+        apply2(model.task, part, lv.X, lv.yv, model.params, ids, start, c,
+               (CX, CY, CZ), out, (DX, DY, DZ), out2)
 
 
 @njit(cache=True, **NO_REFCOUNT)

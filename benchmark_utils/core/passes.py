@@ -27,61 +27,16 @@ callees, and every extra call site of a kernel multiplies the compile time.
 
 from ..jit.prefetch import prefetch_labels, prefetch_rows
 from ..numba_cache import njit
-from ..tasks.dispatch import apply2_f, apply2_g, apply_f, apply_g, coef2_f, \
-    coef2_g, coef_f, coef_g
+from ..tasks.dispatch import apply, coef, coef2
 from .records import B_CUR, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ, B_PREV
 
 
 @njit(cache=True, inline="always")
-def _coef(is_f, model, lv, idx, start, count, x, y, z, K):
-    if is_f:
-        coef_f(model.task, lv.X, lv.yv, model.params, idx, start, count,
-               x, y, z, K)
-    else:
-        coef_g(model.task, lv.X, lv.yv, model.params, idx, start, count,
-               x, y, z, K)
-
-
-@njit(cache=True, inline="always")
-def _coef2(is_f, model, lv, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
-    """The coefficients at two points on the same samples, ``K`` at
-    (x, y, z) and ``Kp`` at (xp, yp, zp) (the task's two-point kernel)."""
-    if is_f:
-        coef2_f(model.task, lv.X, lv.yv, model.params, idx, start, count,
-                x, y, z, xp, yp, zp, K, Kp)
-    else:
-        coef2_g(model.task, lv.X, lv.yv, model.params, idx, start, count,
-                x, y, z, xp, yp, zp, K, Kp)
-
-
-@njit(cache=True, inline="always")
-def _apply(is_f, model, lv, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
-    if is_f:
-        apply_f(model.task, lv.X, lv.yv, model.params, idx, start, count,
-                Cx, Cy, Cz, ox, oy, oz)
-    else:
-        apply_g(model.task, lv.X, lv.yv, model.params, idx, start, count,
-                Cx, Cy, Cz, ox, oy, oz)
-
-
-@njit(cache=True, inline="always")
-def _apply2(is_f, model, lv, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
-            Dx, Dy, Dz, ox2, oy2, oz2):
-    """``_apply`` of ``C*`` into ``o*`` and of ``D*`` into ``o*2`` on the
-    same samples (``dispatch.apply2_*``)."""
-    if is_f:
-        apply2_f(model.task, lv.X, lv.yv, model.params, idx, start, count,
-                 Cx, Cy, Cz, ox, oy, oz, Dx, Dy, Dz, ox2, oy2, oz2)
-    else:
-        apply2_g(model.task, lv.X, lv.yv, model.params, idx, start, count,
-                 Cx, Cy, Cz, ox, oy, oz, Dx, Dy, Dz, ox2, oy2, oz2)
-
-
-@njit(cache=True, inline="always")
-def full_pass(is_f, model, lv, ids, count, x, y, z, ox, oy, oz, fill):
-    """Add ``mean_{q in ids[:count]}`` of the directions of this level at
-    ``(x, y, z)`` to ``ox, oy, oz``, chunk by chunk; with ``fill`` store the
-    coefficients in the table (full initialisation of SAGA/ZeroSARAH)."""
+def full_pass(part, model, lv, ids, count, point, out, fill):
+    """Add ``mean_{q in ids[:count]}`` of the directions of level ``part``
+    (record ``lv``) at ``point = (x, y, z)`` to ``out = (ox, oy, oz)``,
+    chunk by chunk; with ``fill`` store the coefficients in the table (full
+    initialisation of SAGA/ZeroSARAH)."""
     S = lv.S
     T = lv.T
     K = S.shape[2]
@@ -91,11 +46,13 @@ def full_pass(is_f, model, lv, ids, count, x, y, z, ox, oy, oz, fill):
     inv = 1.0 / count
     for start in range(0, count, ch):
         c = min(ch, count - start)
-        _coef(is_f, model, lv, ids, start, c, x, y, z, Kc)
+        coef(model.task, part, lv.X, lv.yv, model.params, ids, start, c,
+             point, Kc)
         for t in range(c):
             for k in range(K):
                 C[t, k] = Kc[t, k] * inv
-        _apply(is_f, model, lv, ids, start, c, C, C, C, ox, oy, oz)
+        apply(model.task, part, lv.X, lv.yv, model.params, ids, start, c,
+              (C, C, C), out)
         if fill:
             for t in range(c):
                 for k in range(K):
@@ -103,15 +60,14 @@ def full_pass(is_f, model, lv, ids, count, x, y, z, ox, oy, oz, fill):
 
 
 @njit(cache=True, inline="always")
-def sampled_pass(is_f, model, lv, b, it, w, W, need_prev, with_table,
+def sampled_pass(part, model, lv, b, it, w, W, need_prev, with_table,
                  apply_delta, tmask):
-    """One minibatch ``lv.cur[:b]`` at the iterates ``it`` (u_k, and
+    """One minibatch ``lv.cur[:b]`` of level ``part`` at the iterates ``it`` (u_k, and
     u_{k-1} when ``need_prev``) into the directions of the work record
     ``w``, after a prefetch of the next batch ``lv.perm[:b]`` (see module
     docstring for what it adds).  The directions asked for are the rows of
     ``W`` that are not zero (a zero row adds nothing).  ``with_table``:
     the batch reads the level's table and writes k_q(u_k) into it."""
-    x, y, z, xp, yp, zp = it.x, it.y, it.z, it.xp, it.yp, it.zp
     S = lv.S
     T = lv.T
     X = lv.X
@@ -129,10 +85,12 @@ def sampled_pass(is_f, model, lv, b, it, w, W, need_prev, with_table,
     prefetch_labels(yv, nidx, b)
     if with_table:
         prefetch_rows(T, nidx, b)
+    point = (it.x, it.y, it.z)
     if need_prev:
-        _coef2(is_f, model, lv, idx, 0, b, x, y, z, xp, yp, zp, Kc, Kp)
+        coef2(model.task, part, X, yv, model.params, idx, 0, b, point,
+              (it.xp, it.yp, it.zp), Kc, Kp)
     else:
-        _coef(is_f, model, lv, idx, 0, b, x, y, z, Kc)
+        coef(model.task, part, X, yv, model.params, idx, 0, b, point, Kc)
     for t in range(b):
         q = idx[t]
         for c in range(K):
@@ -150,8 +108,8 @@ def sampled_pass(is_f, model, lv, b, it, w, W, need_prev, with_table,
                 T[q, c] = kc
     for which in range(2 if with_table and apply_delta else 1):
         if which == 0:
-            _apply(is_f, model, lv, idx, 0, b, S[B_CX], S[B_CY], S[B_CZ],
-                   w.ex, w.ey, w.ez)
+            apply(model.task, part, X, yv, model.params, idx, 0, b,
+                  (S[B_CX], S[B_CY], S[B_CZ]), (w.ex, w.ey, w.ez))
         else:
-            _apply(is_f, model, lv, idx, 0, b, S[B_DX], S[B_DY], S[B_DZ],
-                   w.tbx, w.tby, w.tbz)
+            apply(model.task, part, X, yv, model.params, idx, 0, b,
+                  (S[B_DX], S[B_DY], S[B_DZ]), (w.tbx, w.tby, w.tbz))

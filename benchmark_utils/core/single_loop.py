@@ -81,9 +81,9 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
                     continue  # only y is full: D^y has no UL part
                 lv = levels[part]
                 cnt = lv.N if exact else sizes[part]
-                full_pass(part == F, model, lv,
+                full_pass(part, model, lv,
                           lv.ident if exact else lv.perm_large, cnt,
-                          x, y, z, w.fx, w.fy, w.fz, fill)
+                          (x, y, z), (w.fx, w.fy, w.fz), fill)
                 count_full(counters, cnt)
             done_f = exact and full_f
             done_g = exact
@@ -112,7 +112,7 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
             prev = prev_f if is_f else prev_g
             tab = tab_f if is_f else any_table
             lv = levels[part]
-            sampled_pass(is_f, model, lv, b, it, w, W, prev, tab, not sf,
+            sampled_pass(part, model, lv, b, it, w, W, prev, tab, not sf,
                          tmask)
             count_batch(counters, b, done_f if is_f else done_g, prev)
             if sf:

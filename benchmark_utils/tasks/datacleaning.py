@@ -22,26 +22,17 @@ import math
 import numpy as np
 
 from ..numba_cache import njit
-from .multilogreg import apply_f as _apply_f
+# The UL samples are multilogreg's: so are their kernels.
+from .multilogreg import apply_f, coef_f  # noqa: F401
 from .multilogreg import apply_g as _apply_g
-from .multilogreg import coef_f as _coef_f
 from .multilogreg import ll_coefs
 from .spec import TaskSpec, logistic_starting_point
 from .stable import sigmoid
 
 
-@njit(cache=True, inline="always")
-def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
-    _coef_f(Xf, yf, params, idx, start, count, x, y, z, K)
-
-
-@njit(cache=True, inline="always")
-def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
-    _apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
-
-
 @njit(cache=True)
-def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
+def coef_g(Xg, yg, params, idx, start, count, point, K):
+    x, y, z = point
     C = int(params[1])
     ll_coefs(Xg, yg, params, idx, start, count, y, z, K, 2 * C)
     for t in range(count):
@@ -53,9 +44,11 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
 
 
 @njit(cache=True)
-def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+def apply_g(Xg, yg, params, idx, start, count, coefs, out):
     """D^y and D^z as multilogreg's LL part; D^x_j -= k_j[2C]."""
-    _apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
+    Cx, Cy, Cz = coefs
+    ox, oy, oz = out
+    _apply_g(Xg, yg, params, idx, start, count, coefs, out)
     C = int(params[1])
     for t in range(count):
         ox[idx[start + t]] -= Cx[t, 2 * C]

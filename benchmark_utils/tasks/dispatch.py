@@ -3,43 +3,48 @@ compile time.
 
 The task reaches the core as its marker (``tasks.task_marker``), whose
 numba type names the task; each entry point below is a numba ``overload``
-that, for that type, inlines the task module's kernel of the same name
-(``TASK_MODULES``).  So a function calling them is compiled once per task,
-with that task's kernels only: a run on Simulated never compiles the
-softmax kernels, and numba caches each task's specialisation on its own.
-(numba does not find a function that receives another jitted function as
-an argument in its cache in a new process, and it types every branch of a
-switch on a run-time code: hence types, not codes or function arguments.)
-Called from Python (tests, tools), an entry point takes the task's code or
-marker and runs a compiled call of itself.
+that, for that type, inlines the task module's kernel (``TASK_MODULES``).
+So a function calling them is compiled once per task, with that task's
+kernels only: a run on Simulated never compiles the softmax kernels, and
+numba caches each task's specialisation on its own.  (numba does not find a
+function that receives another jitted function as an argument in its cache
+in a new process, and it types every branch of a switch on a run-time code:
+hence types, not codes or function arguments.)  Called from Python (tests,
+tools), an entry point takes the task's code or marker and runs a compiled
+call of itself.
 
-Calling convention: kernels act on the ``count`` samples ``idx[start:start +
-count]`` of one part (UL rows for ``*_f``, LL rows for ``*_g``). ``coef_*``
-writes the coefficients of the t-th sample at ``(x, y, z)`` into ``K[t]``;
-``apply_*`` adds ``sum_t L_q(Cx[t])`` to ``ox`` (D^x), ``sum_t L_q(Cy[t])``
-to ``oy`` (D^y) and ``sum_t L_q(Cz[t])`` to ``oz`` (D^z). An empty (length-0)
-vector in the z slot of ``coef_g`` means the pass needs no z-direction: the
-kernels then write zero z coefficients without reading z (the baselines' SGD
-steps on y). Each is one small loop over the batch: LLVM vectorises such
-loops far better than one large fused function, and no array view is made per
-sample.
+Calling convention.  A pass acts on the ``count`` samples ``idx[start:start
++ count]`` of one level ``part`` (``F``: the UL rows of f, ``G``: the LL
+rows of g), whose data rows are ``X`` and labels ``labels``; the entry
+point calls the task's kernel of that level (``coef_f`` or ``coef_g``, ...):
 
-``coef2_*`` write the coefficients at two points on the same samples,
-``(x, y, z)`` into ``K`` and ``(xp, yp, zp)`` into ``Kp`` (the single
-loop's u_k and u_{k-1}, the baselines' joint evaluations): two ``coef_*``
-calls, except for short-row tasks with a two-point kernel of their own
-(logreg's ``coef2_*`` reads each row once for both points, which may change
-the last bits of the dot products; multilogreg's puts both points' class
-rows in one pass of lanes when they fit, with the numbers of two calls).
+    coef    the coefficients k_q of the t-th sample at ``point = (x, y, z)``
+            into ``K[t]``.  An empty (length-0) z means the pass needs no
+            z-direction: the kernels then write zero z coefficients without
+            reading z (the baselines' SGD steps on y).
+    apply   adds sum_t L_q(Cx[t]) to ox (D^x), sum_t L_q(Cy[t]) to oy
+            (D^y) and sum_t L_q(Cz[t]) to oz (D^z), for the coefficients
+            ``coefs = (Cx, Cy, Cz)`` and the outputs ``out = (ox, oy,
+            oz)``.
+    coef2   ``coef`` at two points on the same samples, ``point`` into
+            ``K`` and ``point_p`` into ``Kp`` (the single loop's u_k and
+            u_{k-1}, the baselines' joint evaluations).
+    apply2  ``apply`` twice on the same samples, ``coefs`` into ``out``
+            and ``coefs2`` into ``out2``.
 
-``apply2_*`` are ``apply_*`` twice on the same samples, ``C*`` into
-``o*`` and ``D*`` into ``o*2`` (a joint evaluation's two points): two
-calls, except for multilogreg, whose short rows take both points' products
-in one pass when each asks for the same single output (same sums).
+Each kernel is one small loop over the batch: LLVM vectorises such loops far
+better than one large fused function, and no array view is made per sample.
+A task without a two-point kernel of its own gets two one-point calls; a
+short-row task may read each row once for both points (logreg's ``coef2_*``,
+which may change the last bits of the dot products; multilogreg's puts both
+points' class rows in one pass of lanes when they fit, and its ``apply2_*``
+both points' products when each asks for the same single output, with the
+numbers of two calls).
 
-``gradx_g`` adds ``c sum_t grad_x G_{idx[start + t]}(x, y)`` to ``ox``
-(F2SA). ``reg_gradx`` writes grad_x of g's exact regularisation at (x, y)
-into ``rx``.
+    reg        the exact regularisation parts of D^x, D^y, D^z at (x, y, z)
+    reg_yz     those of D^y and D^z only
+    gradx_g    adds c sum_t grad_x G_{idx[start + t]}(x, y) to ox (F2SA)
+    reg_gradx  grad_x of g's exact regularisation at (x, y) into rx
 """
 import inspect
 
@@ -55,66 +60,53 @@ from . import MODULES, task_marker
 # module only).
 TASK_MODULES = dict(enumerate(MODULES))
 
+# The level of a pass, as ``core.records.F`` and ``G``.
+F, G = 0, 1
+
 
 def kernels_of(task):
     """The kernel module of a task marker's numba type (at compile time)."""
     return TASK_MODULES[code_of(task)]
 
 
-def coef_f(task, Xf, yf, params, idx, start, count, x, y, z, K):
-    """UL coefficients at (x, y, z) into K."""
-    _from_python(coef_f, task, Xf, yf, params, idx, start, count, x, y, z, K)
+def level_kernels(module, name):
+    """The kernels ``<name>_f`` and ``<name>_g`` of a task module."""
+    try:
+        return getattr(module, name + "_f"), getattr(module, name + "_g")
+    except AttributeError:
+        raise TypeError(f"task module {module.__name__} has no kernels "
+                        f"{name}_f and {name}_g") from None
 
 
-def coef_g(task, Xg, yg, params, idx, start, count, x, y, z, K):
-    """LL coefficients at (x, y, z) into K (z of length 0: no z part)."""
-    _from_python(coef_g, task, Xg, yg, params, idx, start, count, x, y, z, K)
+def has_two_point_kernels(module, name):
+    """Whether a task module has its own ``coef2_*`` / ``apply2_*``."""
+    return hasattr(module, name + "_f") and hasattr(module, name + "_g")
 
 
-def coef2_f(task, Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp,
-            K, Kp):
-    """UL coefficients at two points into K and Kp."""
-    _from_python(coef2_f, task,
-                 Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp, K,
-                 Kp)
+def coef(task, part, X, labels, params, idx, start, count, point, K):
+    """The coefficients of level ``part`` at ``point`` into K."""
+    _from_python(coef, task, part, X, labels, params, idx, start, count,
+                 point, K)
 
 
-def coef2_g(task, Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp,
-            K, Kp):
-    """LL coefficients at two points into K and Kp."""
-    _from_python(coef2_g, task,
-                 Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp, K,
-                 Kp)
+def coef2(task, part, X, labels, params, idx, start, count, point, point_p,
+          K, Kp):
+    """The coefficients of level ``part`` at two points into K and Kp."""
+    _from_python(coef2, task, part, X, labels, params, idx, start, count,
+                 point, point_p, K, Kp)
 
 
-def apply_f(task, Xf, yf, params, idx, start, count, Cx, Cy, Cz,
-            ox, oy, oz):
-    """Add the UL directions of the coefficients to ox, oy, oz."""
-    _from_python(apply_f, task,
-                 Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
+def apply(task, part, X, labels, params, idx, start, count, coefs, out):
+    """Add the directions of level ``part`` of ``coefs`` to ``out``."""
+    _from_python(apply, task, part, X, labels, params, idx, start, count,
+                 coefs, out)
 
 
-def apply_g(task, Xg, yg, params, idx, start, count, Cx, Cy, Cz,
-            ox, oy, oz):
-    """Add the LL directions of the coefficients to ox, oy, oz."""
-    _from_python(apply_g, task,
-                 Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
-
-
-def apply2_f(task, Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy,
-             oz, Dx, Dy, Dz, ox2, oy2, oz2):
-    """``apply_f`` of two sets of coefficients on the same samples."""
-    _from_python(apply2_f, task,
-                 Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
-                 Dx, Dy, Dz, ox2, oy2, oz2)
-
-
-def apply2_g(task, Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy,
-             oz, Dx, Dy, Dz, ox2, oy2, oz2):
-    """``apply_g`` of two sets of coefficients on the same samples."""
-    _from_python(apply2_g, task,
-                 Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
-                 Dx, Dy, Dz, ox2, oy2, oz2)
+def apply2(task, part, X, labels, params, idx, start, count, coefs, out,
+           coefs2, out2):
+    """``apply`` of two sets of coefficients on the same samples."""
+    _from_python(apply2, task, part, X, labels, params, idx, start, count,
+                 coefs, out, coefs2, out2)
 
 
 def reg(task, params, x, y, z, rx, ry, rz):
@@ -138,81 +130,136 @@ def reg_gradx(task, params, x, y, rx):
     _from_python(reg_gradx, task, params, x, y, rx)
 
 
-SWITCHES = (coef_f, coef_g, coef2_f, coef2_g, apply_f, apply_g, apply2_f,
-            apply2_g, reg, reg_yz, gradx_g, reg_gradx)
-
-# The two-point entries of a task without a kernel of its own: the
-# one-point kernel at both points (the arguments of the first call, and
-# those of the second, which take their places).
-DEFAULTS = {
-    "coef2_f": ("coef_f", ("x", "y", "z", "K"), ("xp", "yp", "zp", "Kp")),
-    "coef2_g": ("coef_g", ("x", "y", "z", "K"), ("xp", "yp", "zp", "Kp")),
-    "apply2_f": ("apply_f", ("Cx", "Cy", "Cz", "ox", "oy", "oz"),
-                 ("Dx", "Dy", "Dz", "ox2", "oy2", "oz2")),
-    "apply2_g": ("apply_g", ("Cx", "Cy", "Cz", "ox", "oy", "oz"),
-                 ("Dx", "Dy", "Dz", "ox2", "oy2", "oz2")),
-}
+SWITCHES = (coef, coef2, apply, apply2, reg, reg_yz, gradx_g, reg_gradx)
 
 
-def task_kernel(name, module):
-    """(kernel, calls): the njit kernel of a task module for the entry
-    point ``name`` and the argument lists it is called with (one call, or
-    two for a two-point entry the task has no kernel for)."""
-    names = list(inspect.signature(globals()[name]).parameters)[1:]
-    kernel = getattr(module, name, None)
-    if kernel is not None:
-        return kernel, [names]
-    if name not in DEFAULTS:
-        raise TypeError(f"task module {module.__name__} has no kernel "
-                        f"{name}")
-    base, first, second = DEFAULTS[name]
-    return getattr(module, base), [
-        [a for a in names if a not in second],
-        [second[first.index(a)] if a in first else a for a in names
-         if a not in second]]
+# The level entries: the task's kernel of the pass's level, inlined into
+# the caller; a task without two-point kernels gets two one-point calls.
+
+@overload(coef, inline="always")
+def _coef(task, part, X, labels, params, idx, start, count, point, K):
+    on_f, on_g = level_kernels(kernels_of(task), "coef")
+
+    def impl(task, part, X, labels, params, idx, start, count, point, K):
+        if part == F:
+            on_f(X, labels, params, idx, start, count, point, K)
+        else:
+            on_g(X, labels, params, idx, start, count, point, K)
+    return impl
 
 
+@overload(coef2, inline="always")
+def _coef2(task, part, X, labels, params, idx, start, count, point, point_p,
+           K, Kp):
+    module = kernels_of(task)
+    if has_two_point_kernels(module, "coef2"):
+        on_f, on_g = level_kernels(module, "coef2")
+
+        def impl(task, part, X, labels, params, idx, start, count, point,
+                 point_p, K, Kp):
+            if part == F:
+                on_f(X, labels, params, idx, start, count, point, point_p,
+                     K, Kp)
+            else:
+                on_g(X, labels, params, idx, start, count, point, point_p,
+                     K, Kp)
+        return impl
+    on_f, on_g = level_kernels(module, "coef")
+
+    def twice(task, part, X, labels, params, idx, start, count, point,
+              point_p, K, Kp):
+        if part == F:
+            on_f(X, labels, params, idx, start, count, point, K)
+            on_f(X, labels, params, idx, start, count, point_p, Kp)
+        else:
+            on_g(X, labels, params, idx, start, count, point, K)
+            on_g(X, labels, params, idx, start, count, point_p, Kp)
+    return twice
+
+
+@overload(apply, inline="always")
+def _apply(task, part, X, labels, params, idx, start, count, coefs, out):
+    on_f, on_g = level_kernels(kernels_of(task), "apply")
+
+    def impl(task, part, X, labels, params, idx, start, count, coefs, out):
+        if part == F:
+            on_f(X, labels, params, idx, start, count, coefs, out)
+        else:
+            on_g(X, labels, params, idx, start, count, coefs, out)
+    return impl
+
+
+@overload(apply2, inline="always")
+def _apply2(task, part, X, labels, params, idx, start, count, coefs, out,
+            coefs2, out2):
+    module = kernels_of(task)
+    if has_two_point_kernels(module, "apply2"):
+        on_f, on_g = level_kernels(module, "apply2")
+
+        def impl(task, part, X, labels, params, idx, start, count, coefs,
+                 out, coefs2, out2):
+            if part == F:
+                on_f(X, labels, params, idx, start, count, coefs, out,
+                     coefs2, out2)
+            else:
+                on_g(X, labels, params, idx, start, count, coefs, out,
+                     coefs2, out2)
+        return impl
+    on_f, on_g = level_kernels(module, "apply")
+
+    def twice(task, part, X, labels, params, idx, start, count, coefs, out,
+              coefs2, out2):
+        if part == F:
+            on_f(X, labels, params, idx, start, count, coefs, out)
+            on_f(X, labels, params, idx, start, count, coefs2, out2)
+        else:
+            on_g(X, labels, params, idx, start, count, coefs, out)
+            on_g(X, labels, params, idx, start, count, coefs2, out2)
+    return twice
+
+
+# The exact parts and the F2SA oracle: the task's kernel of the same name.
 # The exact regularisation parts are called once per iteration, between
 # blocks inlined into the loop: numba's typed inliner, inlining them there,
 # lost the stores of the step that follows (u_{k-1} was never updated), so
-# they stay calls.
-INLINE = {"reg": "never", "reg_yz": "never", "reg_gradx": "never"}
+# they stay calls, compiled like the loops (no reference counts).
+_CALLED = dict(inline="never", jit_options=dict(NO_REFCOUNT))
 
 
-def _implementation(switch, kernel, calls):
-    """The compiled body of ``switch``: the task's ``kernel`` called with
-    the argument lists ``calls``.  Written out from the switch's signature
-    (numba checks that an overload's implementation has the switch's
-    own)."""
-    names = list(inspect.signature(switch).parameters)
-    lines = [f"        kernel({', '.join(c)})" for c in calls]
-    source = (f"def make(kernel):\n"
-              f"    def impl({', '.join(names)}):\n"
-              + "\n".join(lines) + "\n    return impl\n")
-    scope = {}
-    exec(source, scope)  # noqa: S102 - built from the signature
-    return scope["make"](kernel)
+@overload(reg, **_CALLED)
+def _reg(task, params, x, y, z, rx, ry, rz):
+    kernel = kernels_of(task).reg
+
+    def impl(task, params, x, y, z, rx, ry, rz):
+        kernel(params, x, y, z, rx, ry, rz)
+    return impl
 
 
-def _register(switch):
-    """The overload of ``switch``: for a task marker, that task's kernel
-    (called once, or twice for a two-point default), inlined into the
-    caller."""
-    name = switch.__name__
+@overload(reg_yz, **_CALLED)
+def _reg_yz(task, params, x, y, z, ry, rz):
+    kernel = kernels_of(task).reg_yz
 
-    def select(*types):
-        module = TASK_MODULES[code_of(types[0])]
-        return _implementation(switch, *task_kernel(name, module))
-    select.__signature__ = inspect.signature(switch)
-    inline = INLINE.get(name, "always")
-    # a call (not inlined) is compiled like the loops: no reference counts
-    overload(switch, inline=inline,
-             jit_options=dict(NO_REFCOUNT) if inline == "never" else {})(
-        select)
+    def impl(task, params, x, y, z, ry, rz):
+        kernel(params, x, y, z, ry, rz)
+    return impl
 
 
-for _switch in SWITCHES:
-    _register(_switch)
+@overload(reg_gradx, **_CALLED)
+def _reg_gradx(task, params, x, y, rx):
+    kernel = kernels_of(task).reg_gradx
+
+    def impl(task, params, x, y, rx):
+        kernel(params, x, y, rx)
+    return impl
+
+
+@overload(gradx_g, inline="always")
+def _gradx_g(task, Xg, yg, params, idx, start, count, x, y, c, ox):
+    kernel = kernels_of(task).gradx_g
+
+    def impl(task, Xg, yg, params, idx, start, count, x, y, c, ox):
+        kernel(Xg, yg, params, idx, start, count, x, y, c, ox)
+    return impl
 
 
 _PYTHON = {}

@@ -70,7 +70,8 @@ def batch_logistic(K, count, labels, idx, start, with_d2):
 # (their memory loads overlap), then the nonlinearity on the stored margins.
 
 @njit(cache=True)
-def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
+def coef_f(Xf, yf, params, idx, start, count, point, K):
+    x, y, z = point
     p = y.shape[0]
     for t in range(count):
         K[t, 0] = _dot_row(Xf, idx[start + t], y, p)
@@ -78,7 +79,8 @@ def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
 
 
 @njit(cache=True)
-def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
+def coef_g(Xg, yg, params, idx, start, count, point, K):
+    x, y, z = point
     p = y.shape[0]
     with_z = z.shape[0] != 0  # an empty z slot: gradient part only
     for t in range(count):
@@ -123,8 +125,11 @@ def _dots4_row(X, q, v1, v2, v3, v4, p):
 
 
 @njit(cache=True, fastmath=_FAST)
-def coef2_f(Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
+def coef2_f(Xf, yf, params, idx, start, count, point, point_p, K,
+            Kp):
     """``coef_f`` at (x, y, z) into ``K`` and at (xp, yp, zp) into ``Kp``."""
+    x, y, z = point
+    xp, yp, zp = point_p
     p = y.shape[0]
     for t in range(count):
         K[t, 0], Kp[t, 0] = _dots2_row(Xf, idx[start + t], y, yp, p)
@@ -133,9 +138,12 @@ def coef2_f(Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
 
 
 @njit(cache=True, fastmath=_FAST)
-def coef2_g(Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
+def coef2_g(Xg, yg, params, idx, start, count, point, point_p, K,
+            Kp):
     """``coef_g`` at (x, y, z) into ``K`` and at (xp, yp, zp) into ``Kp``
     (both z slots empty, or neither)."""
+    x, y, z = point
+    xp, yp, zp = point_p
     p = y.shape[0]
     if z.shape[0] == 0:
         for t in range(count):
@@ -227,16 +235,20 @@ def _any_nonzero(C, count, col):
 
 
 @njit(cache=True, fastmath={"contract"})
-def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+def apply_f(Xf, yf, params, idx, start, count, coefs, out):
     """D^z -= Cz[t, 0] a_t."""
+    Cx, Cy, Cz = coefs
+    ox, oy, oz = out
     _add_rows(Xf, idx, start, count, Cz, 0, -1.0, oz, oz.shape[0])
 
 
 @njit(cache=True, fastmath={"contract"})
-def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+def apply_g(Xg, yg, params, idx, start, count, coefs, out):
     """D^y += Cy[t, 0] a_t, D^z += Cz[t, 1] a_t; a pass that asks for one
     output only (the baselines' SGD steps on y, Hessian-vector products)
     skips the other."""
+    Cx, Cy, Cz = coefs
+    ox, oy, oz = out
     p = oy.shape[0]
     need_y = _any_nonzero(Cy, count, 0)
     need_z = _any_nonzero(Cz, count, 1)

@@ -29,7 +29,8 @@ from .spec import TaskSpec, logistic_starting_point
 
 
 @njit(cache=True)
-def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
+def coef_f(Xf, yf, params, idx, start, count, point, K):
+    x, y, z = point
     p = int(params[0])
     C = int(params[1])
     batch_class_dots(Xf, idx, start, count, y, y, C, p, C, K)
@@ -71,7 +72,8 @@ def _ll_finish(yg, idx, start, count, C, R, K, cross_col):
 
 
 @njit(cache=True)
-def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
+def coef_g(Xg, yg, params, idx, start, count, point, K):
+    x, y, z = point
     ll_coefs(Xg, yg, params, idx, start, count, y, z, K, -1)
 
 
@@ -81,7 +83,10 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
 # with the numbers of two ``coef_*`` calls.
 
 @njit(cache=True)
-def coef2_f(Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
+def coef2_f(Xf, yf, params, idx, start, count, point, point_p, K,
+            Kp):
+    x, y, z = point
+    xp, yp, zp = point_p
     p = int(params[0])
     C = int(params[1])
     batch_class_dots2(Xf, idx, start, count, y, y, yp, yp, C, p, C, K, Kp)
@@ -90,8 +95,11 @@ def coef2_f(Xf, yf, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
 
 
 @njit(cache=True)
-def coef2_g(Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
+def coef2_g(Xg, yg, params, idx, start, count, point, point_p, K,
+            Kp):
     """``coef_g`` at both points (both z slots empty, or neither)."""
+    x, y, z = point
+    xp, yp, zp = point_p
     p = int(params[0])
     C = int(params[1])
     R = C if z.shape[0] == 0 else 2 * C
@@ -101,7 +109,9 @@ def coef2_g(Xg, yg, params, idx, start, count, x, y, z, xp, yp, zp, K, Kp):
 
 
 @njit(cache=True)
-def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+def apply_f(Xf, yf, params, idx, start, count, coefs, out):
+    Cx, Cy, Cz = coefs
+    ox, oy, oz = out
     p = int(params[0])
     C = int(params[1])
     first, _ = row_offsets(C)
@@ -109,7 +119,9 @@ def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
 
 
 @njit(cache=True)
-def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+def apply_g(Xg, yg, params, idx, start, count, coefs, out):
+    Cx, Cy, Cz = coefs
+    ox, oy, oz = out
     p = int(params[0])
     C = int(params[1])
     # A pass that asks for one output only (a zero weight on the other, as
@@ -133,8 +145,12 @@ def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
 # lanes, with the sums of two ``apply_*`` calls.
 
 @njit(cache=True)
-def apply2_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
-             Dx, Dy, Dz, ox2, oy2, oz2):
+def apply2_f(Xf, yf, params, idx, start, count, coefs, out, coefs2,
+             out2):
+    Cz = coefs[2]
+    oz = out[2]
+    Dz = coefs2[2]
+    oz2 = out2[2]
     p = int(params[0])
     C = int(params[1])
     first, _ = row_offsets(C)
@@ -143,8 +159,12 @@ def apply2_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
 
 
 @njit(cache=True)
-def apply2_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
-             Dx, Dy, Dz, ox2, oy2, oz2):
+def apply2_g(Xg, yg, params, idx, start, count, coefs, out, coefs2,
+             out2):
+    Cy, Cz = coefs[1], coefs[2]
+    oy, oz = out[1], out[2]
+    Dy, Dz = coefs2[1], coefs2[2]
+    oy2, oz2 = out2[1], out2[2]
     p = int(params[0])
     C = int(params[1])
     on_y, on_z = row_offsets(C)
@@ -159,9 +179,8 @@ def apply2_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz,
         batch_add_outer_pair(Xg, idx, start, count, p, C, Cy, on_y, 1.0, oy,
                              Dy, on_y, oy2)
     else:
-        apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz)
-        apply_g(Xg, yg, params, idx, start, count, Dx, Dy, Dz, ox2, oy2,
-                oz2)
+        apply_g(Xg, yg, params, idx, start, count, coefs, out)
+        apply_g(Xg, yg, params, idx, start, count, coefs2, out2)
 
 
 @njit(cache=True)

@@ -35,7 +35,8 @@ _FAST = {"reassoc", "contract", "nsz"}
 
 
 @njit(cache=True, fastmath=_FAST)
-def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
+def coef_f(Xf, yf, params, idx, start, count, point, K):
+    x, y, z = point
     dx = x.shape[0]
     dy = y.shape[0]
     for t in range(count):
@@ -49,7 +50,8 @@ def coef_f(Xf, yf, params, idx, start, count, x, y, z, K):
 
 
 @njit(cache=True, fastmath=_FAST)
-def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
+def coef_g(Xg, yg, params, idx, start, count, point, K):
+    x, y, z = point
     dx = x.shape[0]
     dy = y.shape[0]
     if z.shape[0] == 0:  # an empty z slot: gradient part only
@@ -77,7 +79,9 @@ def coef_g(Xg, yg, params, idx, start, count, x, y, z, K):
 
 
 @njit(cache=True, fastmath=_FAST)
-def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+def apply_f(Xf, yf, params, idx, start, count, coefs, out):
+    Cx, Cy, Cz = coefs
+    ox, oy, oz = out
     dx = ox.shape[0]
     dy = oz.shape[0]
     for t in range(count):
@@ -93,7 +97,9 @@ def apply_f(Xf, yf, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
 
 
 @njit(cache=True, fastmath=_FAST)
-def apply_g(Xg, yg, params, idx, start, count, Cx, Cy, Cz, ox, oy, oz):
+def apply_g(Xg, yg, params, idx, start, count, coefs, out):
+    Cx, Cy, Cz = coefs
+    ox, oy, oz = out
     dx = ox.shape[0]
     dy = oy.shape[0]
     for t in range(count):
