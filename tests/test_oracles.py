@@ -71,10 +71,11 @@ def test_full_pass_equals_closed_form_directions(small_data):
     fx, fy, fz = np.zeros(p.dim_x), np.zeros(p.dim_y), np.zeros(p.dim_y)
     # chunks of 16 samples, so the chunked accumulation is exercised
     model = records.make_model(p)
-    for part, lv in enumerate(records.make_levels(p, "one", 16)):
-        lv = lv._replace(S=np.zeros((records.N_BUF, 16, lv.T.shape[1])))
-        passes.full_pass(part == records.F, model, lv, lv.ident, lv.N,
-                         x, y, z, fx, fy, fz, False)
+    for part, level in enumerate(records.make_levels(p, "one", 16)):
+        level = level._replace(
+            S=np.zeros((records.N_BUF, 16, level.T.shape[1])))
+        passes.full_pass(part, model, level, level.ident, level.N,
+                         (x, y, z), (fx, fy, fz), False)
     rx, ry, rz = np.zeros(p.dim_x), np.zeros(p.dim_y), np.zeros(p.dim_y)
     dispatch.reg(p.code, p.params, x, y, z, rx, ry, rz)
     np.testing.assert_allclose(fx + rx, ex.grad_x_f(x, y) + ex.K.T @ z,

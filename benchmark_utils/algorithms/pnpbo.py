@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import records
-from ..core.estimators import N_RULE, NAMES, PARAM_NAME, UNBIASED, WITH_TABLE
+from ..core.estimators import N_RULE, NAMES, PARAM_NAME, PARAMETERS, \
+    UNBIASED, WITH_TABLE
 from ..core.single_loop import run_iterations
 from .checks import (check_choice, check_integer, check_number, check_unit,
                      is_number)
@@ -58,15 +59,15 @@ class PnPBOConfig(Steps):
                 f"R must be > 0 (math.inf disables clipping), got {self.R!r}")
         kinds = self.kinds
         # Range-checked when used, finite numbers in any case.
-        for name, used in (("p", NAMES["page"] in kinds),
-                           ("rho_bar", NAMES["zerosarah"] in kinds),
-                           ("storm_a", NAMES["storm"] in kinds),
-                           ("rho", self.ma_on)):
-            (check_unit if used else check_number)(name, getattr(self, name))
-        if NAMES["sarah"] in kinds:
-            check_integer("period", self.period, 1)
-        else:
-            check_number("period", self.period)
+        for kind, (name, values) in PARAMETERS.items():
+            value = getattr(self, name)
+            if kind not in kinds:
+                check_number(name, value)
+            elif values == "integer":
+                check_integer(name, value, 1)
+            else:
+                check_unit(name, value)
+        (check_unit if self.ma_on else check_number)("rho", self.rho)
         check_integer("large_batch", self.large_batch, 0, " (0: full pass)")
         return self
 

@@ -51,42 +51,42 @@ def family_marker(code):
     return FAMILY_MARKERS[int(code)]
 
 
-def family_loop(family, model, levels, it, w, cfg, stream, n_iter):
+def family_loop(family, model, levels, iterates, work, cfg, stream, n_iter):
     """Run ``n_iter`` outer iterations of ``family`` (a marker) in place
     on the records."""
     raise TypeError("family_loop runs in compiled code only")
 
 
 @overload(family_loop, jit_options=NO_REFCOUNT)
-def _family_loop(family, model, levels, it, w, cfg, stream, n_iter):
+def _family_loop(family, model, levels, iterates, work, cfg, stream, n_iter):
     # A function of its own, not inlined into run_baseline: numba would
     # type the family's iteration twice (here and again where it is
     # inlined), which was 40 % of a family's compile (docs/architecture.md).
     step = ITERATIONS[code_of(family)]
 
-    def impl(family, model, levels, it, w, cfg, stream, n_iter):
+    def impl(family, model, levels, iterates, work, cfg, stream, n_iter):
         counters = stream.counters
         for _ in range(n_iter):
             k = counters[K_ITER]
-            step(model, levels, it, w, cfg, stream, k)
+            step(model, levels, iterates, work, cfg, stream, k)
             counters[K_ITER] = k + 1
-            if not _finite(it, w):
+            if not _finite(iterates, work):
                 counters[STATUS] = DIVERGED
                 break
     return impl
 
 
 @njit(cache=True, inline="always")
-def _finite(it, w):
+def _finite(iterates, work):
     bad = False
-    for v in (it.x, it.y, it.z, w.ypen):
+    for v in (iterates.x, iterates.y, iterates.z, work.ypen):
         for c in range(v.shape[0]):
             bad |= not_finite(v[c])
     return not bad
 
 
 @njit(cache=True)
-def run_baseline(model, levels, it, work, cfg, stream, n_iter):
+def run_baseline(model, levels, iterates, work, cfg, stream, n_iter):
     """Entry point from Python: ``n_iter`` outer iterations of a baseline
     in place (see ``single_loop.run_iterations``)."""
-    family_loop(cfg.family, model, levels, it, work, cfg, stream, n_iter)
+    family_loop(cfg.family, model, levels, iterates, work, cfg, stream, n_iter)

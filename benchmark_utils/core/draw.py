@@ -31,11 +31,11 @@ def _draw(stream, levels, b, any_page, blocks):
     ``perm[:b]`` of each level."""
     coin = draw_coin(stream.rng) if any_page else 1.0
     for part in range(2):
-        lv = levels[part]
+        level = levels[part]
         if blocks:
-            draw_block(stream.rng, lv.order, lv.perm, b)
+            draw_block(stream.rng, level.order, level.perm, b)
         else:
-            draw_batch(stream.rng, lv.perm, b)
+            draw_batch(stream.rng, level.perm, b)
     return coin
 
 
@@ -49,9 +49,9 @@ def take(stream, levels, b, any_page, blocks):
     else:
         coin = _draw(stream, levels, b, any_page, blocks)
     for part in range(2):
-        lv = levels[part]
+        level = levels[part]
         for t in range(b):
-            lv.cur[t] = lv.perm[t]
+            level.cur[t] = level.perm[t]
     return coin
 
 
@@ -68,8 +68,8 @@ def draw_large(stream, levels, sizes, blocks):
     levels drawn, whichever the iteration evaluates; contiguous blocks of
     the order with ``blocks``)."""
     for part in range(2):
-        lv = levels[part]
+        level = levels[part]
         if blocks:
-            draw_block(stream.rng, lv.order, lv.perm_large, sizes[part])
+            draw_block(stream.rng, level.order, level.perm_large, sizes[part])
         else:
-            draw_batch(stream.rng, lv.perm_large, sizes[part])
+            draw_batch(stream.rng, level.perm_large, sizes[part])

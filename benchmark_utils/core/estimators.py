@@ -44,20 +44,24 @@ NAMES = {"sgd": SGD, "saga": SAGA, "sarah": SARAH, "storm": STORM,
 UNBIASED = {SGD, SAGA}
 WITH_TABLE = {SAGA, ZEROSARAH}
 _TABLE_KINDS = tuple(sorted(WITH_TABLE))  # a constant numba can iterate
-# The PnPBOConfig field each estimator reads (None: no parameter).
-PARAM_NAME = {SGD: None, SAGA: None, SARAH: "period", STORM: "storm_a",
-              PAGE: "p", ZEROSARAH: "rho_bar"}
+# The parameter each estimator reads: its name (a field of PnPBOConfig)
+# and its values (``"unit"``: in (0, 1]; ``"integer"``: an integer >= 1).
+# The numeric configuration holds them in one array, ``theta[kind]``.
+PARAMETERS = {SARAH: ("period", "integer"), STORM: ("storm_a", "unit"),
+              PAGE: ("p", "unit"), ZEROSARAH: ("rho_bar", "unit")}
+PARAM_NAME = {kind: PARAMETERS[kind][0] if kind in PARAMETERS else None
+              for kind in NAMES.values()}
 # Slots of a rule.
 IS_FULL, C_V, A_CUR, A_PREV, A_TAB, A_BAR, UPD_TABLE = range(7)
 N_RULE = 7
 
 
 @njit(cache=True)
-def rule(kind, k, coin, init_full, p, rho_bar, storm_a, period, out):
+def rule(kind, k, coin, init_full, theta, out):
     """Fill ``out[:N_RULE]`` with the update rule of estimator ``kind`` at
     iteration ``k`` (see module docstring); each estimator reads its own
-    parameter (``p``: PAGE, ``rho_bar``: ZeroSARAH, ``storm_a``: STORM,
-    ``period``: SARAH)."""
+    parameter ``theta[kind]`` (``PARAMETERS``: p of PAGE, rho_bar of
+    ZeroSARAH, a of STORM, the period of SARAH)."""
     out[IS_FULL] = 0.0
     out[C_V] = 0.0
     out[A_CUR] = 1.0
@@ -76,7 +80,7 @@ def rule(kind, k, coin, init_full, p, rho_bar, storm_a, period, out):
             out[UPD_TABLE] = 1.0
         return
     if kind == SARAH:
-        if k % period == 0:
+        if k % int(theta[SARAH]) == 0:
             out[IS_FULL] = 1.0
         else:
             out[C_V] = 1.0
@@ -87,11 +91,12 @@ def rule(kind, k, coin, init_full, p, rho_bar, storm_a, period, out):
             if init_full:
                 out[IS_FULL] = 1.0
         else:
+            storm_a = theta[STORM]
             out[C_V] = 1.0 - storm_a
             out[A_PREV] = -(1.0 - storm_a)
         return
     if kind == PAGE:
-        if k == 0 or coin < p:
+        if k == 0 or coin < theta[PAGE]:
             out[IS_FULL] = 1.0
         else:
             out[C_V] = 1.0
@@ -104,6 +109,7 @@ def rule(kind, k, coin, init_full, p, rho_bar, storm_a, period, out):
             else:
                 out[UPD_TABLE] = 1.0
         else:
+            rho_bar = theta[ZEROSARAH]
             out[C_V] = 1.0 - rho_bar
             out[A_PREV] = -(1.0 - rho_bar)
             out[A_TAB] = -rho_bar
@@ -198,8 +204,7 @@ def iteration_rules(cfg, k, coin, rules, tmask):
     full_f = False
     any_table = False
     for d in range(3):
-        rule(cfg.kinds[d], k, coin, cfg.init_full, cfg.p, cfg.rho_bar,
-             cfg.storm_a, cfg.period, rules[d])
+        rule(cfg.kinds[d], k, coin, cfg.init_full, cfg.theta, rules[d])
         if rules[d, IS_FULL] != 0.0:
             any_full = True
             if d != 1:

@@ -22,24 +22,25 @@ from .steps import schedule
 
 
 @njit(cache=True, inline="always")
-def inner_iteration(model, levels, it, w, cfg, stream, k):
+def inner_iteration(model, levels, iterates, work, cfg, stream, k):
     b = cfg.batch
     blocks = cfg.blocks
-    x, y, z = it.x, it.y, it.z
+    x, y, z = iterates.x, iterates.y, iterates.z
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
-    sgd_y(model, levels, stream, cfg.n_inner, beta_k, x, y, b, blocks, w)
+    sgd_y(model, levels, stream, cfg.n_inner, beta_k, x, y, b, blocks, work)
     ids = fresh(stream, levels[F], b, blocks)
-    ul_pass(model, levels, stream, ids, b, (x, y), (w.ux, w.r), w)
+    ul_pass(model, levels, stream, ids, b, (x, y), (work.ux, work.r), work)
     if cfg.solver == SGD_Z:
-        sgd_z(model, levels, stream, cfg.n_z, cfg.gamma, x, y, z, w.r, b,
-              blocks, w)
+        sgd_z(model, levels, stream, cfg.n_z, cfg.gamma, x, y, z, work.r, b,
+              blocks, work)
     else:
         inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS,
-                    ONE_POINT, (x, y), (w.r, w.s), (x, y), (w.r2, w.s2), w)
-        copy_into(z, w.s)
+                    ONE_POINT, (x, y), (work.r, work.s), (x, y),
+                    (work.r2, work.s2), work)
+        copy_into(z, work.s)
     ids = fresh(stream, levels[G], b, blocks)
-    phi(model, levels, stream, ids, b, (x, y, z), (w.ux, w.d, w.gy),
-        WITHOUT_GY, cfg.cross, w)
+    phi(model, levels, stream, ids, b, (x, y, z), (work.ux, work.d, work.gy),
+        WITHOUT_GY, cfg.cross, work)
     for c in range(x.shape[0]):
-        x[c] -= alpha_k * w.d[c]
+        x[c] -= alpha_k * work.d[c]

@@ -32,79 +32,83 @@ from .steps import schedule
 
 
 @njit(cache=True, inline="always")
-def jacobi_iteration(model, levels, it, w, cfg, stream, k):
+def jacobi_iteration(model, levels, iterates, work, cfg, stream, k):
     """MRBO (B3 joint) and SUSTAIN (B4 joint)."""
     b = cfg.batch
     blocks = cfg.blocks
-    x, y = it.x, it.y
+    x, y = iterates.x, iterates.y
+    xp, yp = iterates.xp, iterates.yp
     two = k >= 1
     J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
     ids = fresh(stream, levels[F], b, blocks)
     if two:
-        ul_pass2(model, levels, stream, ids, b, (x, y), (w.ux, w.r),
-                 (it.xp, it.yp), (w.ux2, w.r2), w)
+        ul_pass2(model, levels, stream, ids, b, (x, y), (work.ux, work.r),
+                 (xp, yp), (work.ux2, work.r2), work)
     else:
-        ul_pass(model, levels, stream, ids, b, (x, y), (w.ux, w.r), w)
+        ul_pass(model, levels, stream, ids, b, (x, y), (work.ux, work.r),
+                work)
     inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS, two, (x, y),
-                (w.r, w.s), (it.xp, it.yp), (w.r2, w.s2), w)
+                (work.r, work.s), (xp, yp), (work.r2, work.s2), work)
     if two:
-        phi2(model, levels, stream, J, b, (x, y, w.s), (w.ux, w.d, w.gy),
-             (it.xp, it.yp, w.s2), (w.ux2, w.d2, w.gy2), WITH_GY, cfg.cross,
-             w)
+        phi2(model, levels, stream, J, b, (x, y, work.s),
+             (work.ux, work.d, work.gy), (xp, yp, work.s2),
+             (work.ux2, work.d2, work.gy2), WITH_GY, cfg.cross, work)
     else:
-        phi(model, levels, stream, J, b, (x, y, w.s), (w.ux, w.d, w.gy),
-            WITH_GY, cfg.cross, w)
+        phi(model, levels, stream, J, b, (x, y, work.s),
+            (work.ux, work.d, work.gy), WITH_GY, cfg.cross, work)
     a_k = schedule(cfg.storm_a, cfg.exp_a, k)
-    storm(w.vy, w.gy, w.gy2, a_k, not two)
-    storm(w.vx, w.d, w.d2, a_k, not two)
+    storm(work.vy, work.gy, work.gy2, a_k, not two)
+    storm(work.vx, work.d, work.d2, a_k, not two)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     for c in range(x.shape[0]):
-        it.xp[c] = x[c]
-        x[c] -= alpha_k * w.vx[c]
+        iterates.xp[c] = x[c]
+        x[c] -= alpha_k * work.vx[c]
     for c in range(y.shape[0]):
-        it.yp[c] = y[c]
-        y[c] -= beta_k * w.vy[c]
-    copy_into(it.z, w.s)
+        iterates.yp[c] = y[c]
+        y[c] -= beta_k * work.vy[c]
+    copy_into(iterates.z, work.s)
 
 
 @njit(cache=True, inline="always")
-def fsla_iteration(model, levels, it, w, cfg, stream, k):
+def fsla_iteration(model, levels, iterates, work, cfg, stream, k):
     """FSLA; u_{k-1} holds (x_{k-1}, y_k, z_k) when D' is evaluated."""
     b = cfg.batch
     blocks = cfg.blocks
-    x, y, z = it.x, it.y, it.z
+    x, y, z = iterates.x, iterates.y, iterates.z
     first = k == 0
-    copy_into(it.yp, y)
-    copy_into(it.zp, z)
+    copy_into(iterates.yp, y)
+    copy_into(iterates.zp, z)
     ids = fresh(stream, levels[G], b, blocks)
-    grad_y_g(model, levels, stream, ids, b, x, y, w.gy, w)
+    grad_y_g(model, levels, stream, ids, b, x, y, work.gy, work)
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     for c in range(y.shape[0]):
-        y[c] -= beta_k * w.gy[c]
+        y[c] -= beta_k * work.gy[c]
     J2 = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
     ids = fresh(stream, levels[F], b, blocks)
-    ul_pass(model, levels, stream, ids, b, (x, y), (w.ux, w.r), w)
-    hvp(model, levels, stream, J2, b, x, y, it.zp, w.hv, w)
+    ul_pass(model, levels, stream, ids, b, (x, y), (work.ux, work.r), work)
+    hvp(model, levels, stream, J2, b, x, y, iterates.zp, work.hv, work)
     gamma_k = schedule(cfg.gamma, cfg.exp_z, k)
     for c in range(z.shape[0]):
-        z[c] -= gamma_k * (w.hv[c] - w.r[c])
+        z[c] -= gamma_k * (work.hv[c] - work.r[c])
     ids = fresh(stream, levels[F], b, blocks)
     if first:
-        ul_pass(model, levels, stream, ids, b, (x, y), (w.ux, w.r), w)
+        ul_pass(model, levels, stream, ids, b, (x, y), (work.ux, work.r),
+                work)
     else:
-        ul_pass2(model, levels, stream, ids, b, (x, y), (w.ux, w.r),
-                 (it.xp, it.yp), (w.ux2, w.r2), w)
+        ul_pass2(model, levels, stream, ids, b, (x, y), (work.ux, work.r),
+                 (iterates.xp, iterates.yp), (work.ux2, work.r2), work)
     ids = fresh(stream, levels[G], b, blocks)
     if first:
-        phi(model, levels, stream, ids, b, (x, y, z), (w.ux, w.d, w.gy),
-            WITHOUT_GY, cfg.cross, w)
+        phi(model, levels, stream, ids, b, (x, y, z),
+            (work.ux, work.d, work.gy), WITHOUT_GY, cfg.cross, work)
     else:
-        phi2(model, levels, stream, ids, b, (x, y, z), (w.ux, w.d, w.gy),
-             (it.xp, it.yp, it.zp), (w.ux2, w.d2, w.gy), WITHOUT_GY,
-             cfg.cross, w)
-    storm(w.vx, w.d, w.d2, schedule(cfg.storm_a, cfg.exp_a, k), first)
+        phi2(model, levels, stream, ids, b, (x, y, z),
+             (work.ux, work.d, work.gy),
+             (iterates.xp, iterates.yp, iterates.zp),
+             (work.ux2, work.d2, work.gy), WITHOUT_GY, cfg.cross, work)
+    storm(work.vx, work.d, work.d2, schedule(cfg.storm_a, cfg.exp_a, k), first)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     for c in range(x.shape[0]):
-        it.xp[c] = x[c]
-        x[c] -= alpha_k * w.vx[c]
+        iterates.xp[c] = x[c]
+        x[c] -= alpha_k * work.vx[c]

@@ -54,8 +54,8 @@ def level_mean(part, model, levels, stream, ids, count, at, c, out):
     outputs it merges (docs/baselines.md §1)."""
     cx, cy, cz = c
     stream.counters[N_SAMPLES] += count
-    lv = levels[part]
-    S = lv.S
+    level = levels[part]
+    S = level.S
     Kc = S[B_CUR]
     CX = S[B_CX]
     CY = S[B_CY]
@@ -65,10 +65,10 @@ def level_mean(part, model, levels, stream, ids, count, at, c, out):
     wx, wy, wz = cx * inv, cy * inv, cz * inv
     for start in range(0, count, ch):
         c = min(ch, count - start)
-        coef(model.task, part, lv.X, lv.yv, model.params, ids, start, c,
+        coef(model.task, part, level.X, level.yv, model.params, ids, start, c,
              at, Kc)
         _weighted(Kc, c, wx, wy, wz, CX, CY, CZ)
-        apply(model.task, part, lv.X, lv.yv, model.params, ids, start, c,
+        apply(model.task, part, level.X, level.yv, model.params, ids, start, c,
               (CX, CY, CZ), out)
 
 
@@ -82,8 +82,8 @@ def level_mean2(part, model, levels, stream, ids, count, at, at2, c, out,
     batch-oracle calls: it counts ``2 count``."""
     cx, cy, cz = c
     stream.counters[N_SAMPLES] += 2 * count
-    lv = levels[part]
-    S = lv.S
+    level = levels[part]
+    S = level.S
     Kc = S[B_CUR]
     Kp = S[B_PREV]
     CX = S[B_CX]
@@ -97,12 +97,12 @@ def level_mean2(part, model, levels, stream, ids, count, at, at2, c, out,
     DZ = S[B_DZ]
     for start in range(0, count, ch):
         c = min(ch, count - start)
-        coef2(model.task, part, lv.X, lv.yv, model.params, ids, start, c,
+        coef2(model.task, part, level.X, level.yv, model.params, ids, start, c,
               at, at2, Kc, Kp)
         _weighted(Kc, c, wx, wy, wz, CX, CY, CZ)
         _weighted(Kp, c, wx, wy, wz, DX, DY, DZ)
-        apply2(model.task, part, lv.X, lv.yv, model.params, ids, start, c,
-               (CX, CY, CZ), out, (DX, DY, DZ), out2)
+        apply2(model.task, part, level.X, level.yv, model.params, ids,
+               start, c, (CX, CY, CZ), out, (DX, DY, DZ), out2)
 
 
 @njit(cache=True, **NO_REFCOUNT)
@@ -122,8 +122,8 @@ def grad_x_g(model, levels, stream, ids, count, x, y, c, ox, rx):
     """``ox += c * grad_x g_J(x, y)`` = c (mean_J grad_x G_j + grad_x R)
     (F2SA), counting ``count``; ``rx`` is scratch."""
     stream.counters[N_SAMPLES] += count
-    lv = levels[1]
-    gradx_g(model.task, lv.X, lv.yv, model.params, ids, 0, count, x, y,
+    level = levels[1]
+    gradx_g(model.task, level.X, level.yv, model.params, ids, 0, count, x, y,
             c / count, ox)
     reg_gradx(model.task, model.params, x, y, rx)
     for k in range(ox.shape[0]):

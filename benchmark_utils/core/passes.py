@@ -32,13 +32,13 @@ from .records import B_CUR, B_CX, B_CY, B_CZ, B_DX, B_DY, B_DZ, B_PREV
 
 
 @njit(cache=True, inline="always")
-def full_pass(part, model, lv, ids, count, point, out, fill):
+def full_pass(part, model, level, ids, count, point, out, fill):
     """Add ``mean_{q in ids[:count]}`` of the directions of level ``part``
-    (record ``lv``) at ``point = (x, y, z)`` to ``out = (ox, oy, oz)``,
+    (record ``level``) at ``point = (x, y, z)`` to ``out = (ox, oy, oz)``,
     chunk by chunk; with ``fill`` store the coefficients in the table (full
     initialisation of SAGA/ZeroSARAH)."""
-    S = lv.S
-    T = lv.T
+    S = level.S
+    T = level.T
     K = S.shape[2]
     Kc = S[B_CUR]
     C = S[B_CX]
@@ -46,12 +46,12 @@ def full_pass(part, model, lv, ids, count, point, out, fill):
     inv = 1.0 / count
     for start in range(0, count, ch):
         c = min(ch, count - start)
-        coef(model.task, part, lv.X, lv.yv, model.params, ids, start, c,
+        coef(model.task, part, level.X, level.yv, model.params, ids, start, c,
              point, Kc)
         for t in range(c):
             for k in range(K):
                 C[t, k] = Kc[t, k] * inv
-        apply(model.task, part, lv.X, lv.yv, model.params, ids, start, c,
+        apply(model.task, part, level.X, level.yv, model.params, ids, start, c,
               (C, C, C), out)
         if fill:
             for t in range(c):
@@ -60,35 +60,36 @@ def full_pass(part, model, lv, ids, count, point, out, fill):
 
 
 @njit(cache=True, inline="always")
-def sampled_pass(part, model, lv, b, it, w, W, need_prev, with_table,
-                 apply_delta, tmask):
-    """One minibatch ``lv.cur[:b]`` of level ``part`` at the iterates ``it`` (u_k, and
-    u_{k-1} when ``need_prev``) into the directions of the work record
-    ``w``, after a prefetch of the next batch ``lv.perm[:b]`` (see module
+def sampled_pass(part, model, level, b, iterates, work, W, need_prev,
+                 with_table, apply_delta, tmask):
+    """One minibatch ``level.cur[:b]`` of level ``part`` at the
+    ``iterates`` (u_k, and u_{k-1} when ``need_prev``) into the directions
+    of the ``work`` record, after a prefetch of the next batch
+    ``level.perm[:b]`` (see module
     docstring for what it adds).  The directions asked for are the rows of
     ``W`` that are not zero (a zero row adds nothing).  ``with_table``:
     the batch reads the level's table and writes k_q(u_k) into it."""
-    S = lv.S
-    T = lv.T
-    X = lv.X
-    yv = lv.yv
-    idx = lv.cur
-    nidx = lv.perm
+    S = level.S
+    T = level.T
+    X = level.X
+    yv = level.yv
+    idx = level.cur
+    nidx = level.perm
     K = S.shape[2]
     Kc = S[B_CUR]
     Kp = S[B_PREV]
     invb = 1.0 / b
-    invN = 1.0 / lv.N
+    invN = 1.0 / level.N
     # Look-ahead: the next batch's rows, labels and table lines are
     # requested now; they arrive while this batch is computed.
     prefetch_rows(X, nidx, b)
     prefetch_labels(yv, nidx, b)
     if with_table:
         prefetch_rows(T, nidx, b)
-    point = (it.x, it.y, it.z)
+    point = (iterates.x, iterates.y, iterates.z)
     if need_prev:
         coef2(model.task, part, X, yv, model.params, idx, 0, b, point,
-              (it.xp, it.yp, it.zp), Kc, Kp)
+              (iterates.xp, iterates.yp, iterates.zp), Kc, Kp)
     else:
         coef(model.task, part, X, yv, model.params, idx, 0, b, point, Kc)
     for t in range(b):
@@ -109,7 +110,7 @@ def sampled_pass(part, model, lv, b, it, w, W, need_prev, with_table,
     for which in range(2 if with_table and apply_delta else 1):
         if which == 0:
             apply(model.task, part, X, yv, model.params, idx, 0, b,
-                  (S[B_CX], S[B_CY], S[B_CZ]), (w.ex, w.ey, w.ez))
+                  (S[B_CX], S[B_CY], S[B_CZ]), (work.ex, work.ey, work.ez))
         else:
             apply(model.task, part, X, yv, model.params, idx, 0, b,
-                  (S[B_DX], S[B_DY], S[B_DZ]), (w.tbx, w.tby, w.tbz))
+                  (S[B_DX], S[B_DY], S[B_DZ]), (work.tbx, work.tby, work.tbz))

@@ -1,6 +1,6 @@
 """The penalty family (docs/baselines.md §3.9): F2SA (Kwon, Kwon, Wright,
 Nowak, ICML 2023, Alg. 1), first-order only.  With the penalised lower
-level copy y (``w.ypen``), the lower-level copy w (reported as y) and the
+level copy y (``work.ypen``), the lower-level copy w (reported as y) and the
 multiplier lambda_k:
 
     T times:  J_t, J'_t, I_t fresh
@@ -24,43 +24,44 @@ from .steps import schedule
 
 
 @njit(cache=True, inline="always")
-def f2sa_iteration(model, levels, it, w, cfg, stream, k):
+def f2sa_iteration(model, levels, iterates, work, cfg, stream, k):
     b = cfg.batch
     blocks = cfg.blocks
-    x, wy, yp = it.x, it.y, w.ypen
-    lam = w.lam[0]
+    x, wy, yp = iterates.x, iterates.y, work.ypen
+    lam = work.lam[0]
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     betaw_k = schedule(cfg.beta, cfg.exp_w, k)
     dy = wy.shape[0]
     for _ in range(cfg.n_inner):
         J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
         Jw = fresh(stream, levels[G], b, blocks)
-        grad_y_g(model, levels, stream, Jw, b, x, wy, w.gy2, w)
+        grad_y_g(model, levels, stream, Jw, b, x, wy, work.gy2, work)
         I = fresh(stream, levels[F], b, blocks)
         # grad_y f_I (the f-part of D^z is -grad_y F) + lambda grad_y g_J
-        w.hv[:] = 0.0
+        work.hv[:] = 0.0
         level_mean(F, model, levels, stream, I, b, (x, yp, yp),
-                   (0.0, 0.0, -1.0), (w.tx, w.ty, w.hv))
-        level_mean(G, model, levels, stream, J, b, (x, yp, w.none),
-                   (0.0, lam, 0.0), (w.tx, w.hv, w.tz))
-        reg_at(model, x, yp, yp, w.rx, w.ry, w.rz, False)
+                   (0.0, 0.0, -1.0), (work.tx, work.ty, work.hv))
+        level_mean(G, model, levels, stream, J, b, (x, yp, work.none),
+                   (0.0, lam, 0.0), (work.tx, work.hv, work.tz))
+        reg_at(model, x, yp, yp, work.rx, work.ry, work.rz, False)
         for c in range(dy):
-            yp[c] -= beta_k * (w.hv[c] + lam * w.ry[c])
-            wy[c] -= betaw_k * w.gy2[c]
+            yp[c] -= beta_k * (work.hv[c] + lam * work.ry[c])
+            wy[c] -= betaw_k * work.gy2[c]
     I = fresh(stream, levels[F], b, blocks)
-    w.d[:] = 0.0
+    work.d[:] = 0.0
     level_mean(F, model, levels, stream, I, b, (x, yp, yp), (1.0, 0.0, 0.0),
-               (w.d, w.ty, w.tz))
-    reg_at(model, x, yp, w.zero, w.rx, w.ry, w.rz, True)  # rx: UL x-reg.
+               (work.d, work.ty, work.tz))
+    # rx: the UL x-regularisation
+    reg_at(model, x, yp, work.zero, work.rx, work.ry, work.rz, True)
     for c in range(x.shape[0]):
-        w.d[c] += w.rx[c]
+        work.d[c] += work.rx[c]
     J1 = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
     J2 = fresh(stream, levels[G], b, blocks)
-    grad_x_g(model, levels, stream, J1, b, x, yp, lam, w.d, w.rx)
-    grad_x_g(model, levels, stream, J2, b, x, wy, -lam, w.d, w.rx)
+    grad_x_g(model, levels, stream, J1, b, x, yp, lam, work.d, work.rx)
+    grad_x_g(model, levels, stream, J2, b, x, wy, -lam, work.d, work.rx)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     for c in range(x.shape[0]):
-        x[c] -= alpha_k * w.d[c]
+        x[c] -= alpha_k * work.d[c]
     for c in range(dy):
-        it.z[c] = lam * (wy[c] - yp[c])
-    w.lam[0] = lam + schedule(cfg.delta, cfg.exp_delta, k)
+        iterates.z[c] = lam * (wy[c] - yp[c])
+    work.lam[0] = lam + schedule(cfg.delta, cfg.exp_delta, k)

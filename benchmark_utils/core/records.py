@@ -93,10 +93,7 @@ class Work(NamedTuple):
 
 class Config(NamedTuple):
     kinds: np.ndarray  # estimator codes for x, y, z
-    p: float           # PAGE probability
-    rho_bar: float     # ZeroSARAH weight
-    storm_a: float     # STORM weight
-    period: int        # SARAH period
+    theta: np.ndarray  # theta[kind]: estimator kind's parameter (PARAMETERS)
     init_full: bool
     ma_on: bool
     rho: float         # MA weight
@@ -186,13 +183,17 @@ def make_work(dx, dy, n_rule):
 
 
 def make_config(cfg):
-    """The numeric configuration of a validated ``PnPBOConfig``: each
-    parameter by its name and type (no float round trip of ``period``)."""
-    period = cfg.period
+    """The numeric configuration of a validated ``PnPBOConfig``; the
+    estimators' parameters in one array by estimator code (an integer
+    parameter is exact in float64 up to 2^53)."""
+    # imported here: Python-side, so that the baselines, which take these
+    # records too, do not depend on the estimators' code
+    from .estimators import NAMES, PARAMETERS
+    theta = np.zeros(len(NAMES))
+    for kind, (name, _) in PARAMETERS.items():
+        theta[kind] = float(getattr(cfg, name))
     return Config(
-        kinds=cfg.kinds, p=float(cfg.p), rho_bar=float(cfg.rho_bar),
-        storm_a=float(cfg.storm_a),
-        period=int(period) if float(period).is_integer() else 1,
+        kinds=cfg.kinds, theta=theta,
         init_full=bool(cfg.init == "full"), ma_on=bool(cfg.ma_on),
         rho=float(cfg.rho), large_batch=int(cfg.large_batch),
         batch=int(cfg.batch_size), alpha=float(cfg.alpha),
@@ -258,7 +259,7 @@ class BConfig(NamedTuple):
     exp_x: float
     exp_y: float
     exp_z: float       # FSLA's z step decay
-    n_inner: int       # inner steps T (lv.T is a level's table)
+    n_inner: int       # inner steps T (Level.T is a level's table)
     n_z: int           # AmIGO's linear-system steps T_z
     Q: int             # Neumann / HIA length
     storm_a: float     # STORM weight a_k = storm_a / (k + 1)^exp_a

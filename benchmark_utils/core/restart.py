@@ -26,54 +26,57 @@ from .steps import schedule
 
 
 @njit(cache=True, inline="always")
-def _restart(model, levels, it, w, cfg, stream):
+def _restart(model, levels, iterates, work, cfg, stream):
     """Full-batch directions at P = u_k (n + (1 + Q) m evaluations)."""
-    x, y = it.x, it.y
+    x, y = iterates.x, iterates.y
     lf, lg = levels[F], levels[G]
-    ul_pass(model, levels, stream, lf.ident, lf.N, (x, y), (w.ux, w.r), w)
+    ul_pass(model, levels, stream, lf.ident, lf.N, (x, y), (work.ux, work.r),
+            work)
     inverse_hvp(model, levels, stream, cfg, FULL_HESSIANS, ONE_POINT, (x, y),
-                (w.r, w.s), (x, y), (w.r2, w.s2), w)
-    phi(model, levels, stream, lg.ident, lg.N, (x, y, w.s),
-        (w.ux, w.vx, w.vy), WITH_GY, cfg.cross, w)
-    copy_into(it.xp, x)
-    copy_into(it.yp, y)
-    copy_into(it.z, w.s)
+                (work.r, work.s), (x, y), (work.r2, work.s2), work)
+    phi(model, levels, stream, lg.ident, lg.N, (x, y, work.s),
+        (work.ux, work.vx, work.vy), WITH_GY, cfg.cross, work)
+    copy_into(iterates.xp, x)
+    copy_into(iterates.yp, y)
+    copy_into(iterates.z, work.s)
 
 
 @njit(cache=True, inline="always")
-def _correct(model, levels, it, w, cfg, stream):
+def _correct(model, levels, iterates, work, cfg, stream):
     """SARAH correction from P = (xp, yp) to N = (x, y); P <- N."""
     b = cfg.batch
     blocks = cfg.blocks
-    x, y = it.x, it.y
+    x, y = iterates.x, iterates.y
+    xp, yp = iterates.xp, iterates.yp
     ids = fresh(stream, levels[F], b, blocks)
     J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
-    ul_pass2(model, levels, stream, ids, b, (x, y), (w.ux, w.r),
-             (it.xp, it.yp), (w.ux2, w.r2), w)
+    ul_pass2(model, levels, stream, ids, b, (x, y), (work.ux, work.r),
+             (xp, yp), (work.ux2, work.r2), work)
     inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS, TWO_POINTS,
-                (x, y), (w.r, w.s), (it.xp, it.yp), (w.r2, w.s2), w)
-    phi2(model, levels, stream, J, b, (x, y, w.s), (w.ux, w.d, w.gy),
-         (it.xp, it.yp, w.s2), (w.ux2, w.d2, w.gy2), WITH_GY, cfg.cross, w)
+                (x, y), (work.r, work.s), (xp, yp), (work.r2, work.s2), work)
+    phi2(model, levels, stream, J, b, (x, y, work.s),
+         (work.ux, work.d, work.gy), (xp, yp, work.s2),
+         (work.ux2, work.d2, work.gy2), WITH_GY, cfg.cross, work)
     for c in range(x.shape[0]):
-        w.vx[c] += w.d[c] - w.d2[c]
+        work.vx[c] += work.d[c] - work.d2[c]
     for c in range(y.shape[0]):
-        w.vy[c] += w.gy[c] - w.gy2[c]
-    copy_into(it.xp, x)
-    copy_into(it.yp, y)
-    copy_into(it.z, w.s)
+        work.vy[c] += work.gy[c] - work.gy2[c]
+    copy_into(iterates.xp, x)
+    copy_into(iterates.yp, y)
+    copy_into(iterates.z, work.s)
 
 
 @njit(cache=True, inline="always")
-def vrbo_iteration(model, levels, it, w, cfg, stream, k):
-    x, y = it.x, it.y
+def vrbo_iteration(model, levels, iterates, work, cfg, stream, k):
+    x, y = iterates.x, iterates.y
     if k % cfg.period == 0:
-        _restart(model, levels, it, w, cfg, stream)
+        _restart(model, levels, iterates, work, cfg, stream)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     for c in range(x.shape[0]):
-        x[c] -= alpha_k * w.vx[c]
+        x[c] -= alpha_k * work.vx[c]
     for t in range(cfg.n_inner + 1):
         if t > 0:
             for c in range(y.shape[0]):
-                y[c] -= beta_k * w.vy[c]
-        _correct(model, levels, it, w, cfg, stream)
+                y[c] -= beta_k * work.vy[c]
+        _correct(model, levels, iterates, work, cfg, stream)

@@ -32,7 +32,7 @@ from .steps import take_steps
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def single_loop(model, levels, it, w, cfg, stream, n_iter):
+def single_loop(model, levels, iterates, work, cfg, stream, n_iter):
     """Run ``n_iter`` iterations in place on the records (``records``)."""
     counters = stream.counters
     kinds = cfg.kinds
@@ -48,13 +48,13 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
     for d in range(3):
         if kinds[d] == PAGE:
             any_page = True
-    rules = w.rules
-    W = w.W
-    tmask = w.tmask
-    evec = (w.ex, w.ey, w.ez)
-    fvec = (w.fx, w.fy, w.fz)
-    tvec = (w.tbx, w.tby, w.tbz)
-    x, y, z = it.x, it.y, it.z
+    rules = work.rules
+    W = work.W
+    tmask = work.tmask
+    evec = (work.ex, work.ey, work.ez)
+    fvec = (work.fx, work.fy, work.fz)
+    tvec = (work.tbx, work.tby, work.tbz)
+    x, y, z = iterates.x, iterates.y, iterates.z
 
     for _ in range(n_iter):
         k = counters[K_ITER]
@@ -70,20 +70,20 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
         done_f = False
         done_g = False
         if any_full or fill:
-            w.fx[:] = 0.0
-            w.fy[:] = 0.0
-            w.fz[:] = 0.0
+            work.fx[:] = 0.0
+            work.fy[:] = 0.0
+            work.fz[:] = 0.0
             exact = fill or not large
             if not exact:
                 draw_large(stream, levels, sizes, cfg.blocks)
             for part in range(2):  # one call site (see passes)
                 if part == F and not full_f:
                     continue  # only y is full: D^y has no UL part
-                lv = levels[part]
-                cnt = lv.N if exact else sizes[part]
-                full_pass(part, model, lv,
-                          lv.ident if exact else lv.perm_large, cnt,
-                          (x, y, z), (w.fx, w.fy, w.fz), fill)
+                level = levels[part]
+                cnt = level.N if exact else sizes[part]
+                full_pass(part, model, level,
+                          level.ident if exact else level.perm_large, cnt,
+                          (x, y, z), (work.fx, work.fy, work.fz), fill)
                 count_full(counters, cnt)
             done_f = exact and full_f
             done_g = exact
@@ -111,22 +111,22 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
                 continue
             prev = prev_f if is_f else prev_g
             tab = tab_f if is_f else any_table
-            lv = levels[part]
-            sampled_pass(part, model, lv, b, it, w, W, prev, tab, not sf,
-                         tmask)
+            level = levels[part]
+            sampled_pass(part, model, level, b, iterates, work, W, prev,
+                         tab, not sf, tmask)
             count_batch(counters, b, done_f if is_f else done_g, prev)
             if sf:
                 for d in range(3):
                     if tmask[d] != 0.0:
                         tbar_from_batch(tvec[d], evec[d], fvec[d],
-                                        b / (W[d, 0] * lv.N))
+                                        b / (W[d, 0] * level.N))
         for d in range(3):
             if rules[d, IS_FULL] != 0.0:
                 copy_into(evec[d], fvec[d])
 
         # Exact deterministic parts at u_k, MA on x, the three steps.
-        reg(model.task, model.params, x, y, z, w.rx, w.ry, w.rz)
-        finite = take_steps(cfg, it, w, k)
+        reg(model.task, model.params, x, y, z, work.rx, work.ry, work.rz)
+        finite = take_steps(cfg, iterates, work, k)
         counters[K_ITER] = k + 1
         if not finite:
             counters[STATUS] = DIVERGED
@@ -134,8 +134,8 @@ def single_loop(model, levels, it, w, cfg, stream, n_iter):
 
 
 @njit(cache=True)
-def run_iterations(model, levels, it, work, cfg, stream, n_iter):
+def run_iterations(model, levels, iterates, work, cfg, stream, n_iter):
     """Entry point from Python: ``n_iter`` iterations in place on the run's
     records (the loop itself is compiled without reference counts, which
     an entry that receives Python's arrays needs)."""
-    single_loop(model, levels, it, work, cfg, stream, n_iter)
+    single_loop(model, levels, iterates, work, cfg, stream, n_iter)

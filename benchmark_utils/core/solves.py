@@ -32,68 +32,69 @@ WITHOUT_GY, WITH_GY = False, True  # phi also returns grad_y g_J(x, y)
 
 
 @njit(cache=True, inline="always")
-def fresh(stream, lv, b, blocks):
-    """A fresh batch of ``b`` samples of level ``lv`` (uniform subset, or a
-    contiguous block of its order): ``lv.perm[:b]``, returned, its rows
-    (short rows, ``prefetch``) and labels requested from memory at once."""
+def fresh(stream, level, b, blocks):
+    """A fresh batch of ``b`` samples of the level record ``level``
+    (uniform subset, or a contiguous block of its order):
+    ``level.perm[:b]``, returned, its rows (short rows, ``prefetch``) and
+    labels requested from memory at once."""
     if blocks:
-        draw_block(stream.rng, lv.order, lv.perm, b)
+        draw_block(stream.rng, level.order, level.perm, b)
     else:
-        draw_batch(stream.rng, lv.perm, b)
-    prefetch_rows(lv.X, lv.perm, b)
-    prefetch_labels(lv.yv, lv.perm, b)
-    return lv.perm
+        draw_batch(stream.rng, level.perm, b)
+    prefetch_rows(level.X, level.perm, b)
+    prefetch_labels(level.yv, level.perm, b)
+    return level.perm
 
 
 @njit(cache=True, inline="always")
 def keep(dst, ids, b):
-    """Copy a batch to ``dst`` (``lv.cur``: kept while the level draws
-    others; ``w.jbuf``: a multi-step block's current batch)."""
+    """Copy a batch to ``dst`` (``level.cur``: kept while the level draws
+    others; ``work.jbuf``: a multi-step block's current batch)."""
     for t in range(b):
         dst[t] = ids[t]
     return dst
 
 
 @njit(cache=True, inline="always")
-def step_batch(stream, lv, b, blocks, q, n_steps, w):
+def step_batch(stream, level, b, blocks, q, n_steps, work):
     """The batch of step ``q`` of a block of ``n_steps`` fresh batches on
-    level ``lv``, with look-ahead: step 0 draws its own, and every step
-    draws the next one before it is computed, so that its rows arrive
-    during the computation.  The generator gives the batches in the same
+    the level record ``level``, with look-ahead: step 0 draws its own, and
+    every step draws the next one before it is computed, so that its rows
+    arrive during the computation.  The generator gives the batches in the same
     order as drawing each at its step (nothing else draws in between)."""
     if q == 0:
-        fresh(stream, lv, b, blocks)
-    ids = keep(w.jbuf, lv.perm, b)
+        fresh(stream, level, b, blocks)
+    ids = keep(work.jbuf, level.perm, b)
     if q + 1 < n_steps:
-        fresh(stream, lv, b, blocks)
+        fresh(stream, level, b, blocks)
     return ids
 
 
 @njit(cache=True, inline="always")
-def grad_y_g(model, levels, stream, ids, b, x, y, out, w):
+def grad_y_g(model, levels, stream, ids, b, x, y, out, work):
     """``out = grad_y g_J(x, y)`` (data mean + grad_y R); no vector in the
     z slot, so the kernels skip the z coefficients."""
     out[:] = 0.0
-    level_mean(G, model, levels, stream, ids, b, (x, y, w.none),
-               (0.0, 1.0, 0.0), (w.tx, out, w.tz))
-    reg_at(model, x, y, y, w.rx, w.ry, w.rz, False)
+    level_mean(G, model, levels, stream, ids, b, (x, y, work.none),
+               (0.0, 1.0, 0.0), (work.tx, out, work.tz))
+    reg_at(model, x, y, y, work.rx, work.ry, work.rz, False)
     for k in range(out.shape[0]):
-        out[k] += w.ry[k]
+        out[k] += work.ry[k]
 
 
 @njit(cache=True, inline="always")
-def hvp(model, levels, stream, ids, b, x, y, v, out, w):
+def hvp(model, levels, stream, ids, b, x, y, v, out, work):
     """``out = H_J(x, y) v`` (data mean + hess_yy R v)."""
     out[:] = 0.0
     level_mean(G, model, levels, stream, ids, b, (x, y, v), (0.0, 0.0, 1.0),
-               (w.tx, w.ty, out))
-    reg_at(model, x, y, v, w.rx, w.ry, w.rz, False)
+               (work.tx, work.ty, out))
+    reg_at(model, x, y, v, work.rx, work.ry, work.rz, False)
     for k in range(out.shape[0]):
-        out[k] += w.rz[k]
+        out[k] += work.rz[k]
 
 
 @njit(cache=True, inline="always")
-def ul_pass(model, levels, stream, ids, b, at, into, w):
+def ul_pass(model, levels, stream, ids, b, at, into, work):
     """One UL call at ``at = (x, y)``: into ``(ux, r)``, ``ux = mean_I
     grad_x F_i`` (data part; the UL regularisation comes with ``rx`` in
     ``phi``) and ``r = grad_y f_I(x, y)``."""
@@ -102,11 +103,11 @@ def ul_pass(model, levels, stream, ids, b, at, into, w):
     ux[:] = 0.0
     r[:] = 0.0
     level_mean(F, model, levels, stream, ids, b, (x, y, y), (1.0, 0.0, -1.0),
-               (ux, w.ty, r))
+               (ux, work.ty, r))
 
 
 @njit(cache=True, inline="always")
-def phi(model, levels, stream, ids, b, at, into, with_gy, cross, w):
+def phi(model, levels, stream, ids, b, at, into, with_gy, cross, work):
     """B5, one LL call at ``at = (x, y, s)`` (``s`` in the z slot), into
     ``(ux, d, gy)``: ``d = ux - X_J s + rx(x, y, s)`` (= Phi_{I,J}(x, y,
     s) with ``ux`` from the UL call) and, ``with_gy``, ``gy = grad_y
@@ -123,15 +124,15 @@ def phi(model, levels, stream, ids, b, at, into, with_gy, cross, w):
     if with_gy or cross:
         level_mean(G, model, levels, stream, ids, b, at,
                    (1.0, 1.0 if with_gy else 0.0, 0.0),
-                   (d, gy if with_gy else w.ty, w.tz))
+                   (d, gy if with_gy else work.ty, work.tz))
     else:
         stream.counters[N_SAMPLES] += b
-    reg_at(model, x, y, s, w.rx, w.ry, w.rz, True)
+    reg_at(model, x, y, s, work.rx, work.ry, work.rz, True)
     for k in range(d.shape[0]):
-        d[k] += w.rx[k]
+        d[k] += work.rx[k]
     if with_gy:
         for k in range(gy.shape[0]):
-            gy[k] += w.ry[k]
+            gy[k] += work.ry[k]
 
 
 # Joint evaluations (docs/baselines.md §2): the same batch at u_k and at
@@ -139,23 +140,23 @@ def phi(model, levels, stream, ids, b, at, into, with_gy, cross, w):
 # (``level_mean2``); each output as the one-point block above gives it.
 
 @njit(cache=True, inline="always")
-def hvp2(model, levels, stream, ids, b, at, out, at2, out2, w):
+def hvp2(model, levels, stream, ids, b, at, out, at2, out2, work):
     """``out = H_J(x, y) v`` and ``out2 = H_J(x2, y2) v2`` (``at = (x, y,
     v)``, ``at2 = (x2, y2, v2)``)."""
     out[:] = 0.0
     out2[:] = 0.0
     level_mean2(G, model, levels, stream, ids, b, at, at2, (0.0, 0.0, 1.0),
-                (w.tx, w.ty, out), (w.tx, w.ty, out2))
+                (work.tx, work.ty, out), (work.tx, work.ty, out2))
     for pt in range(2):
         o = out if pt == 0 else out2
         x, y, v = at if pt == 0 else at2
-        reg_at(model, x, y, v, w.rx, w.ry, w.rz, False)
+        reg_at(model, x, y, v, work.rx, work.ry, work.rz, False)
         for k in range(o.shape[0]):
-            o[k] += w.rz[k]
+            o[k] += work.rz[k]
 
 
 @njit(cache=True, inline="always")
-def ul_pass2(model, levels, stream, ids, b, at, into, at2, into2, w):
+def ul_pass2(model, levels, stream, ids, b, at, into, at2, into2, work):
     """``ul_pass`` at ``at = (x, y)`` into ``into = (ux, r)`` and at
     ``at2`` into ``into2``."""
     x, y = at
@@ -167,12 +168,12 @@ def ul_pass2(model, levels, stream, ids, b, at, into, at2, into2, w):
     ux2[:] = 0.0
     r2[:] = 0.0
     level_mean2(F, model, levels, stream, ids, b, (x, y, y), (x2, y2, y2),
-                (1.0, 0.0, -1.0), (ux, w.ty, r), (ux2, w.ty, r2))
+                (1.0, 0.0, -1.0), (ux, work.ty, r), (ux2, work.ty, r2))
 
 
 @njit(cache=True, inline="always")
 def phi2(model, levels, stream, ids, b, at, into, at2, into2, with_gy, cross,
-         w):
+         work):
     """``phi`` at ``at = (x, y, s)`` into ``into = (ux, d, gy)`` and at
     ``at2`` into ``into2``."""
     ux, d, gy = into
@@ -185,45 +186,45 @@ def phi2(model, levels, stream, ids, b, at, into, at2, into2, with_gy, cross,
     if with_gy or cross:
         level_mean2(G, model, levels, stream, ids, b, at, at2,
                     (1.0, 1.0 if with_gy else 0.0, 0.0),
-                    (d, gy if with_gy else w.ty, w.tz),
-                    (d2, gy2 if with_gy else w.ty, w.tz))
+                    (d, gy if with_gy else work.ty, work.tz),
+                    (d2, gy2 if with_gy else work.ty, work.tz))
     else:
         stream.counters[N_SAMPLES] += 2 * b
     for pt in range(2):
         dd = d if pt == 0 else d2
         gg = gy if pt == 0 else gy2
         x, y, s = at if pt == 0 else at2
-        reg_at(model, x, y, s, w.rx, w.ry, w.rz, True)
+        reg_at(model, x, y, s, work.rx, work.ry, work.rz, True)
         for k in range(dd.shape[0]):
-            dd[k] += w.rx[k]
+            dd[k] += work.rx[k]
         if with_gy:
             for k in range(gg.shape[0]):
-                gg[k] += w.ry[k]
+                gg[k] += work.ry[k]
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def sgd_y(model, levels, stream, T, beta, x, y, b, blocks, w):
+def sgd_y(model, levels, stream, T, beta, x, y, b, blocks, work):
     """B1: ``T`` SGD steps on y at fixed x, a fresh LL batch each."""
     for q in range(T):
-        ids = step_batch(stream, levels[G], b, blocks, q, T, w)
-        grad_y_g(model, levels, stream, ids, b, x, y, w.gy, w)
+        ids = step_batch(stream, levels[G], b, blocks, q, T, work)
+        grad_y_g(model, levels, stream, ids, b, x, y, work.gy, work)
         for k in range(y.shape[0]):
-            y[k] -= beta * w.gy[k]
+            y[k] -= beta * work.gy[k]
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def sgd_z(model, levels, stream, Tz, gamma, x, y, z, r, b, blocks, w):
+def sgd_z(model, levels, stream, Tz, gamma, x, y, z, r, b, blocks, work):
     """B2: ``T_z`` SGD steps on 1/2 z^T H z - r^T z, warm-started at z, a
     fresh LL batch each."""
     for q in range(Tz):
-        ids = step_batch(stream, levels[G], b, blocks, q, Tz, w)
-        hvp(model, levels, stream, ids, b, x, y, z, w.hv, w)
+        ids = step_batch(stream, levels[G], b, blocks, q, Tz, work)
+        hvp(model, levels, stream, ids, b, x, y, z, work.hv, work)
         for k in range(z.shape[0]):
-            z[k] -= gamma * (w.hv[k] - r[k])
+            z[k] -= gamma * (work.hv[k] - r[k])
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def inverse_hvp(model, levels, stream, cfg, full, two, at, rs, at2, rs2, w):
+def inverse_hvp(model, levels, stream, cfg, full, two, at, rs, at2, rs2, work):
     """B3 (``cfg.solver`` NEUMANN) or B4 (HIA): ``s ~ H(x, y)^{-1} r`` at
     ``at = (x, y)`` with ``rs = (r, s)`` and, ``two`` (TWO_POINTS), ``s2 ~
     H(x2, y2)^{-1} r2`` at ``at2`` with ``rs2 = (r2, s2)``, with the same
@@ -238,10 +239,10 @@ def inverse_hvp(model, levels, stream, cfg, full, two, at, rs, at2, rs2, w):
     hia = cfg.solver == HIA
     gamma = cfg.gamma
     Q = cfg.Q
-    lv = levels[G]
+    level = levels[G]
     b = cfg.batch
     n_steps = randint(stream.rng, Q) if hia else Q
-    w1, w2 = w.w1, w.w2
+    w1, w2 = work.w1, work.w2
     dy = r.shape[0]
     for k in range(dy):
         w1[k] = r[k]
@@ -252,21 +253,21 @@ def inverse_hvp(model, levels, stream, cfg, full, two, at, rs, at2, rs2, w):
             s2[k] = gamma * r2[k]
     for q in range(n_steps):
         if full:
-            ids = lv.ident
-            cnt = lv.N
+            ids = level.ident
+            cnt = level.N
         else:
-            ids = step_batch(stream, lv, b, cfg.blocks, q, n_steps, w)
+            ids = step_batch(stream, level, b, cfg.blocks, q, n_steps, work)
             cnt = b
         if two:  # joint: the same batch at both points, one pass
-            hvp2(model, levels, stream, ids, cnt, (x, y, w1), w.hv,
-                 (x2, y2, w2), w.tz, w)
+            hvp2(model, levels, stream, ids, cnt, (x, y, w1), work.hv,
+                 (x2, y2, w2), work.tz, work)
             for k in range(dy):
-                w2[k] -= gamma * w.tz[k]
+                w2[k] -= gamma * work.tz[k]
                 s2[k] += gamma * w2[k]
         else:
-            hvp(model, levels, stream, ids, cnt, x, y, w1, w.hv, w)
+            hvp(model, levels, stream, ids, cnt, x, y, w1, work.hv, work)
         for k in range(dy):
-            w1[k] -= gamma * w.hv[k]
+            w1[k] -= gamma * work.hv[k]
             s[k] += gamma * w1[k]
     if hia:
         scale = Q * gamma

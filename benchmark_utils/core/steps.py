@@ -33,28 +33,28 @@ def not_finite(v):
 
 
 @njit(cache=True, inline="always")
-def take_steps(cfg, it, w, k):
+def take_steps(cfg, iterates, work, k):
     """The three steps, MA on x and clipping of z; True if u_{k+1} is
     finite."""
-    x, y, z = it.x, it.y, it.z
+    x, y, z = iterates.x, iterates.y, iterates.z
     a_k = schedule(cfg.alpha, cfg.exp_x, k)
     b_k = schedule(cfg.beta, cfg.exp_y, k)
     g_k = schedule(cfg.gamma, cfg.exp_z, k)
     first = k == 0
     bad = False
     for c in range(x.shape[0]):
-        v = w.rx[c] + w.ex[c]
+        v = work.rx[c] + work.ex[c]
         if cfg.ma_on:
-            v = moving_average(w.vx[c], v, cfg.rho, first)
-        w.vx[c] = v
-        it.xp[c] = x[c]
+            v = moving_average(work.vx[c], v, cfg.rho, first)
+        work.vx[c] = v
+        iterates.xp[c] = x[c]
         x[c] -= a_k * v
         bad |= not_finite(x[c])
     for c in range(y.shape[0]):
-        it.yp[c] = y[c]
-        it.zp[c] = z[c]
-        y[c] -= b_k * (w.ey[c] + w.ry[c])
-        z[c] -= g_k * (w.ez[c] + w.rz[c])
+        iterates.yp[c] = y[c]
+        iterates.zp[c] = z[c]
+        y[c] -= b_k * (work.ey[c] + work.ry[c])
+        z[c] -= g_k * (work.ez[c] + work.rz[c])
         bad |= not_finite(y[c]) | not_finite(z[c])
     clip_norm(z, cfg.R)
     return not bad
