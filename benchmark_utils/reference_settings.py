@@ -30,6 +30,13 @@ SETTINGS = {
     "SABA": dict(init="minibatch"),
     "SRBA": dict(R=math.inf),
 }
+# Why each setting, in a few words (tools.from_reference prints them)
+REASONS = {
+    "F2SA": "the reference's step exponents (x 4/7, y 5/7, w 4/7, "
+            "multiplier increments 1/7; ours 5/7, 5/7, 4/7, 6/7)",
+    "SABA": "the reference starts from a zero memory",
+    "SRBA": "the reference does not clip z (ours clips at R = 1)",
+}
 
 
 def srba_period(period_frac, sizes, batch_size=64):
