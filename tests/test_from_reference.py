@@ -57,6 +57,7 @@ def test_a_config_converts():
     assert srba["R"] == "inf"
     assert "period_frac" not in srba and "framework" not in srba
     assert srba["random_state"] == "[1, 2, 3]"
+    assert srba["sampling"] == "blocks"
     amigo = lines["AmIGO"]
     assert amigo["n_inner_steps"] == amigo["n_z_steps"] == "5"
     warnings = _warnings(messages)
@@ -69,7 +70,8 @@ def test_a_config_converts():
 
 def test_srba_period_needs_sizes():
     line, messages = solver_line("SRBA[period_frac=0.5,step_size=0.25]")
-    assert _params(line) == ("SRBA", {"step_size": "0.25", "R": "inf"})
+    assert _params(line) == ("SRBA", {"step_size": "0.25", "R": "inf",
+                                      "sampling": "blocks"})
     assert any(w.startswith("SRBA: period_frac=0.5 dropped") and
                "--n-samples" in w for w in _warnings(messages))
     line, _ = solver_line("SRBA[period_frac=[0.5,8],batch_size=32]",
@@ -106,7 +108,8 @@ def test_f2sa_and_saba_run_the_references_algorithms():
 def test_unknown_and_unmappable_parameters_are_named():
     line, messages = solver_line(
         "BSA[n_hia_steps=10,foo=3,batch_size=full,tol=1e-3]")
-    assert _params(line) == ("BSA", {"n_hia_steps": "10"})
+    assert _params(line) == ("BSA", {"n_hia_steps": "10",
+                                     "sampling": "blocks"})
     warnings = _warnings(messages)
     assert any("BSA: parameter foo=3 dropped" in w for w in warnings)
     assert any("BSA: parameter tol=1e-3 dropped" in w for w in warnings)
@@ -199,7 +202,8 @@ def test_the_command_line(tmp_path, capsys):
     assert main(["SRBA[period_frac=0.5,step_size=0.25]",
                  "--dataset", "ijcnn1"]) == 0
     captured = capsys.readouterr()
-    assert captured.out.strip() == "SRBA[period=1106,step_size=0.25,R=inf]"
+    assert captured.out.strip() == \
+        "SRBA[period=1106,step_size=0.25,R=inf,sampling=blocks]"
     with pytest.raises(SystemExit, match="no such file"):
         main([str(tmp_path / "missing.yml")])
     with pytest.raises(SystemExit, match="--n-samples must be"):

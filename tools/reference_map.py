@@ -59,6 +59,11 @@ def solver_line(line, sizes=None):
     for key, value in SETTINGS.get(ours, {}).items():
         if key not in out:
             out[key] = text_of([value])
+    if "sampling" not in out:
+        out["sampling"] = "blocks"
+        messages.append(("note", "sampling=blocks: the reference reads "
+                         "contiguous blocks of rows, ours closest scheme "
+                         "(docs/solvers.md 'Choosing sampling')"))
     if ours in SETTINGS:
         messages.append(("note", f"{ours}: {REASONS[ours]}: set "
                          + ", ".join(f"{k}={text_of([v])}"
