@@ -11,7 +11,7 @@ handling -- lives here, once.
 from benchopt import BaseSolver
 
 from . import tuned
-from .algorithms import check_integer, config_of, run_of
+from .algorithms import check_integer, config_of, run_of, run_seed
 from .engine import compile_for, feature_dtype
 
 
@@ -65,12 +65,15 @@ class BilevelSolver(BaseSolver):
         self.dataset = dataset  # key of step_size=tuned (tuned.py)
         self._sizes = (problem.n, problem.m)
         self.cfg = self.config()
-        self.problem, self.seed = problem, seed
+        # random_state (an int) replaces the Objective's seed of the
+        # batches; the starting point stays the Objective's
+        self.problem = problem
+        self.seed = run_seed(seed, getattr(self, "random_state", None))
         self.x0, self.y0, self.z0 = x0, y0, z0
         self.state = None  # blocks: one permuted copy of the rows at a time
         # Built here, off the clock (under sampling=blocks it copies the
         # rows in the run's order: 0.1 s on covtype); run() uses it once.
-        self.state = run_of(problem, self.cfg, x0, y0, z0, seed)
+        self.state = run_of(problem, self.cfg, x0, y0, z0, self.seed)
         # untimed here (benchopt times warm_up; engine.compile_for)
         compile_for(self.algorithm, feature_dtype(problem), problem.task)
 

@@ -31,10 +31,22 @@ Where the values come from
   at corruption 0.5), which the PnPBO paper reuses (read from those
   files at benchmark_bilevel's commit 3ad65dc, for the baselines and for
   SOBA, SABA, SRBA; the same numbers as in ``configs/paper_*.yml``).
-  SRBA's ``period`` there comes from its ``period_frac`` (period =
-  period_frac (n + m) / 64), written in the configs, not tunable here.
+  Those values were tuned under the reference's settings, which are not
+  all our defaults: ``SETTINGS[dataset][solver]`` holds the parameters
+  that make ours run the algorithm they were tuned for
+  (``reference_settings``: SRBA's ``period`` from its ``period_frac``,
+  period = period_frac (n + m) / 64, and no clipping; SABA's zero-memory
+  start; F2SA's exponents and ``delta_lmbda``).  A tuned parameter brings
+  its entry's setting with it: each parameter of the setting takes the
+  setting's value when it is left at its default (or set to that value);
+  another value is an error naming it (give numbers instead of 'tuned' to
+  run another algorithm).
 """
 import math
+from fractions import Fraction
+
+from .data.sizes import levels
+from .reference_settings import setting
 
 TUNABLE = ("step_size", "outer_ratio", "z_ratio", "R")
 TUNED_VALUE = "tuned"
@@ -153,6 +165,34 @@ for _dataset, _solvers in _REFERENCE.items():
         TUNED.setdefault(_dataset, {})[_solver] = dict(
             step_size=_step, outer_ratio=_ratio)
 
+# The values of the reference's lines (its names) that are not our
+# defaults, besides the steps: SRBA's period_frac; F2SA on MNIST, from its
+# config/datacleaning0_5_021424_best_params.yml (lmbda0 = 1 and
+# n_inner_steps = 10 there are our defaults).
+_REFERENCE_LINES = {
+    "ijcnn1": {"SRBA": dict(period_frac=0.5)},
+    "covtype": {"SRBA": dict(period_frac=8.0)},
+    "mnist": {"SRBA": dict(period_frac=512.0),
+              "F2SA": dict(delta_lmbda=1.0)},
+}
+
+
+def _reference_settings():
+    """{dataset: {solver: {parameter: value}}}: the setting each reference
+    value was tuned under, in our parameters, where it is not our
+    defaults (the module docstring)."""
+    out = {}
+    for dataset, solvers in _REFERENCE.items():
+        for solver in solvers:
+            line = _REFERENCE_LINES[dataset].get(solver, {})
+            values = setting(solver, levels(dataset), **line)
+            if values:
+                out.setdefault(dataset, {})[solver] = values
+    return out
+
+
+SETTINGS = _reference_settings()
+
 
 def is_tuned(value):
     """Whether a parameter value asks for the tuned value."""
@@ -190,16 +230,37 @@ def resolve(values, dataset, solver, defaults):
     out = dict(values)
     for key in asked:
         out[key] = entry.get(key, defaults.get(key))
+    for key, value in SETTINGS.get(dataset, {}).get(solver, {}).items():
+        given = values.get(key, defaults.get(key))
+        if not (is_tuned(given) or given == defaults.get(key)
+                or given == value):
+            raise ValueError(
+                f"{key} must be {value!r} or its default "
+                f"{defaults.get(key)!r} with tuned values: {solver}'s on "
+                f"{dataset!r} were tuned with {key}={value!r} "
+                f"(benchmark_utils/tuned.py SETTINGS), got {given!r}; give "
+                "numbers instead of 'tuned' to run another setting")
+        out[key] = value
     return out
 
 
 def _number(value):
-    return "inf" if value == math.inf else f"{value:g}"
+    """A value as the tables print it: ``inf``, ``4/7`` for sevenths and
+    thirds, else ``%g``; strings as they are."""
+    if isinstance(value, str):
+        return value
+    if value == math.inf:
+        return "inf"
+    frac = Fraction(value).limit_denominator(12)
+    if frac.denominator in (3, 7) and float(frac) == value:
+        return f"{frac.numerator}/{frac.denominator}"
+    return f"{value:g}"
 
 
 def markdown_table(datasets=None):
     """The tuned values as a Markdown table, one row per solver and one
-    column per dataset: ``step_size / outer_ratio`` (and ``R``)."""
+    column per dataset: ``step_size / outer_ratio`` (and ``R``); a ``*``
+    marks an entry with a setting (``settings_markdown``)."""
     datasets = list(datasets or TUNED)
     solvers = []
     for dataset in datasets:
@@ -217,11 +278,26 @@ def markdown_table(datasets=None):
                     f"{_number(entry['outer_ratio'])}")
             if "R" in entry:
                 cell += f", R {_number(entry['R'])}"
+            if solver in SETTINGS.get(dataset, {}):
+                cell += " *"
             cells.append(cell)
         rows.append(f"| {solver} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
 
+def settings_markdown(datasets=None):
+    """The settings of the entries marked ``*``, one Markdown item each."""
+    lines = []
+    for dataset in list(datasets or TUNED):
+        for solver, values in SETTINGS.get(dataset, {}).items():
+            text = ", ".join(f"{key} = {_number(value)}"
+                             for key, value in sorted(values.items()))
+            lines.append(f"- {solver} on {dataset}: {text}")
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
     import sys
     print(markdown_table(sys.argv[1:] or None))
+    print()
+    print(settings_markdown(sys.argv[1:] or None))

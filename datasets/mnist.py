@@ -1,7 +1,7 @@
 from benchopt import BaseDataset
 
 from benchmark_utils.data.storage import check_dtype, features_as
-from benchmark_utils.data import mnist, paths
+from benchmark_utils.data import mnist, paths, sizes
 
 
 class Dataset(BaseDataset):
@@ -25,9 +25,9 @@ class Dataset(BaseDataset):
     parameters = {
         "ratio": [0.5],
         "variant": ["mnist"],
-        "n_train": [20000],
-        "n_val": [5000],
-        "n_test": [10000],
+        "n_train": [sizes.MNIST[0]],
+        "n_val": [sizes.MNIST[1]],
+        "n_test": [sizes.MNIST[2]],
         "l2_reg": [0.2],
         "dtype": ["float64"],
     }

@@ -24,11 +24,14 @@ inf = math.inf
 _COMMON = [("batch_size", [64]), ("step_size", [0.1]),
            ("outer_ratio", [1.0]), ("z_ratio", [1.0]),
            ("exponent_x", [0.0]), ("exponent_yz", [0.0]),
-           ("eval_freq", [128]), ("sampling", ["uniform"])]
+           ("eval_freq", [128]), ("sampling", ["uniform"]),
+           ("random_state", [None])]
 # Every solver's ``parameters`` (names, order, default lists); do not edit
 # without a reason: a change renames benchopt results and breaks users'
-# configs.  The common ``sampling`` parameter comes last of the common ones
-# ("uniform" by default: the batches of the first releases).
+# configs.  The common ``sampling`` parameter comes after the others
+# ("uniform" by default: the batches of the first releases), then
+# ``random_state`` (None: the Objective's seed; benchmark_bilevel's
+# configuration lines set it).
 PINNED_PARAMETERS = {
     "SPABA": _COMMON + [("p", [0.01]), ("large_batch", [0]), ("R", [1.0])],
     "SFFBA": _COMMON + [("rho_bar", [0.1]), ("init", ["full"]),
@@ -78,11 +81,12 @@ SOLVERS = list(PINNED_PARAMETERS)
 CONFIG_FIELDS = {f.name for f in fields(PnPBOConfig)}
 
 _BASE = [("batch_size", [64]), ("step_size", [0.1]), ("outer_ratio", [1.0]),
-         ("sampling", ["uniform"])]
-# Every baseline solver's ``parameters`` (names, order, default lists) as
-# they were when the baselines were added (commit 72fcda0); do not edit
+         ("sampling", ["uniform"]), ("random_state", [None])]
+# Every baseline solver's ``parameters`` (names, order, default lists): those
+# of commit 72fcda0, where the baselines were added, and the common
+# ``random_state``; do not edit
 # without a reason: a change renames benchopt results and breaks users'
-# configs (and the lines pasted from benchmark_bilevel's configs).
+# configs (and the lines converted from benchmark_bilevel's configs).
 PINNED_BASELINE_PARAMETERS = {
     "StocBiO": _BASE + [
         ("z_ratio", [1.0]), ("exponent_x", [0.0]), ("exponent_y", [0.0]),

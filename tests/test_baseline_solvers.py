@@ -198,6 +198,8 @@ _BAD = [
     ("delta_lmbda", -1, "delta_lmbda must be a finite number >= 0, got -1"),
     ("exponent_w", 2, "exponent_w must be in [0, 1], got 2"),
     ("exponent_delta", -1, "exponent_delta must be in [0, 1], got -1"),
+    ("random_state", -1, "random_state must be an integer >= 0 or None, "
+     "got -1"),
 ]
 
 

@@ -81,6 +81,8 @@ def test_metrics_are_reported_by_the_objective():
     ({"sampling": "random"},
      "sampling must be one of ['blocks', 'uniform'], got 'random'"),
     ({"eval_freq": 0}, "eval_freq must be an integer >= 1"),
+    ({"random_state": "abc"},
+     "random_state must be an integer >= 0 or None, got 'abc'"),
     # non-numeric values name the parameter (benchopt's command line passes
     # `R=abc` or `eval_freq=nan` as the strings 'abc' and 'nan')
     ({"R": "abc"}, "R must be > 0 (math.inf disables clipping), got 'abc'"),

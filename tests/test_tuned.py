@@ -60,9 +60,62 @@ def test_every_entry_gives_the_tables_numbers(dataset, name):
     cfg = solver.config().validate()
     default = cls.get_instance().config()
     entry = TUNED[dataset][name]
+    setting = tuned.SETTINGS.get(dataset, {}).get(name, {})
     for key in keys:
-        expected = entry.get(key, getattr(default, key))
+        expected = setting.get(key, entry.get(key, getattr(default, key)))
         assert getattr(cfg, key) == expected, key
+
+
+@pytest.mark.parametrize("dataset, name", [
+    (d, s) for d in sorted(tuned.SETTINGS) for s in sorted(tuned.SETTINGS[d])])
+def test_a_setting_comes_with_its_tuned_values(dataset, name):
+    """A reference value runs the algorithm it was tuned for: every
+    parameter of its setting reaches the configuration, from the solver's
+    default or the setting's own value; another value is named."""
+    setting = tuned.SETTINGS[dataset][name]
+    cls = solver_class(name)
+    expected = cls.get_instance(**setting).config()
+    for given in ({}, setting):
+        solver = cls.get_instance(step_size="tuned", outer_ratio="tuned",
+                                  **given)
+        solver.dataset = dataset
+        cfg = solver.config()
+        entry = TUNED[dataset][name]
+        assert (cfg.step_size, cfg.outer_ratio) == (
+            entry["step_size"], entry["outer_ratio"])
+        for field in ("R", "period", "init", "exponent_x", "exponent_y",
+                      "exponent_w", "exponent_delta", "delta_lmbda"):
+            if hasattr(cfg, field):
+                assert getattr(cfg, field) == getattr(expected, field), field
+    key, value = next(iter(setting.items()))
+    if key == "init":
+        return  # SABA's init has two values: the setting's and the default
+    other = {"R": 5.0, "period": 7, "exponent_x": 0.25}[key]
+    assert other != value
+    solver = cls.get_instance(step_size="tuned", **{key: other})
+    solver.dataset = dataset
+    with pytest.raises(ValueError, match=rf"^{key} must be .* with tuned "
+                       rf"values: {name}'s on '{dataset}' were tuned with"):
+        solver.config()
+
+
+def test_the_reference_settings():
+    """SRBA's period is the reference's int((n + m) period_frac / 64) on
+    our sizes and clipping is off; F2SA runs the reference's exponents and
+    delta_lmbda on MNIST; SABA starts from a zero memory."""
+    s = tuned.SETTINGS
+    assert s["ijcnn1"]["SRBA"] == dict(period=1106, R=math.inf)
+    assert s["covtype"]["SRBA"] == dict(period=58101, R=math.inf)
+    assert s["mnist"]["SRBA"] == dict(period=200000, R=math.inf)
+    assert s["mnist"]["F2SA"] == dict(
+        exponent_x=4 / 7, exponent_y=5 / 7, exponent_w=4 / 7,
+        exponent_delta=1 / 7, delta_lmbda=1.0)
+    assert s["ijcnn1"]["SABA"] == s["mnist"]["SABA"] == dict(
+        init="minibatch")
+    # AmIGO's one n_inner_steps sets both inner loops there: ours are
+    # equal by default, so AmIGO needs no setting
+    amigo = solver_class("AmIGO").parameters
+    assert amigo["n_inner_steps"] == amigo["n_z_steps"] == [10]
 
 
 def test_a_run_uses_the_tuned_values_end_to_end():
@@ -123,7 +176,8 @@ def test_clipping_radius_comes_from_the_data():
 
 
 def test_paper_configs_use_the_reference_values():
-    """configs/paper_*.yml's explicit baseline steps are the table's."""
+    """configs/paper_*.yml's explicit baseline steps are the table's, with
+    the setting they were tuned under."""
     for dataset in ("ijcnn1", "covtype", "mnist"):
         spec = yaml.safe_load(
             Path(ROOT, "configs", f"paper_{dataset}.yml").read_text())
@@ -137,6 +191,13 @@ def test_paper_configs_use_the_reference_values():
             entry = TUNED[dataset][name]
             assert float(values["step_size"]) == entry["step_size"], line
             assert float(values["outer_ratio"]) == entry["outer_ratio"], line
+            setting = tuned.SETTINGS.get(dataset, {}).get(name, {})
+            for key, value in setting.items():
+                written = re.search(rf"(?:^|,){key}=([^,\]]+)", params)
+                assert written, (line, key)
+                text = written.group(1)
+                assert (text if isinstance(value, str)
+                        else float(text)) == value, (line, key)
             seen += 1
         assert seen >= 5, dataset
 
@@ -184,6 +245,8 @@ def test_the_documented_table_is_the_tuned_table():
     from benchmark_utils.tuned import markdown_table
     page = Path(__file__).resolve().parents[1].joinpath(
         "docs", "comparisons.md").read_text()
-    missing = [row for row in markdown_table().splitlines()
+    from benchmark_utils.tuned import settings_markdown
+    missing = [row for row in (markdown_table() + "\n"
+                               + settings_markdown()).splitlines()
                if row.strip() and row not in page]
     assert missing == []

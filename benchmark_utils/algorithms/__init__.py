@@ -4,6 +4,7 @@ their runs.
     config_of("SPABA", p=0.2, batch_size=8)        # a PnPBOConfig
     config_of("MRBO", sizes=(n, m), eta=0.3)       # a BaselineConfig
     run_of(problem, config, x0, y0, z0, seed)      # PnPBORun / BaselineRun
+    run_seed(seed, random_state)                   # the run's seed
     solver_parameters("SPABA")                     # benchopt parameters
 
 ``table`` holds the table (what each solver fixes, its parameters and
@@ -16,4 +17,4 @@ from .pnpbo import PnPBOConfig, PnPBORun  # noqa: F401
 from .checks import check_integer  # noqa: F401
 from .table import (ALGORITHMS, BASELINE, BASELINES, PRESETS,  # noqa: F401
                     SINGLE_LOOP, config_of, defaults, entry, fields_of,
-                    period_of, run_of, solver_parameters)
+                    period_of, run_of, run_seed, solver_parameters)

@@ -45,6 +45,12 @@ def check_integer(name, value, low, note=""):
             f"{name} must be an integer >= {low}{note}, got {value!r}")
 
 
+def check_random_state(value):
+    """``random_state``: None (the Objective's seed) or an integer >= 0."""
+    if value is not None:
+        check_integer("random_state", value, 0, " or None")
+
+
 def check_choice(name, value, choices):
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, "

@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass, field, fields
 
 from .baseline import BaselineConfig, BaselineRun
-from .checks import check_positive, check_integer
+from .checks import check_positive, check_integer, check_random_state
 from .pnpbo import PnPBOConfig, PnPBORun
 
 
@@ -55,20 +55,21 @@ SINGLE_LOOP = Kind(
         exponent_yz=0.0,     # beta_k, gamma_k likewise
         eval_freq=128,       # iterations between two callback calls
         sampling="uniform",  # "uniform" subsets or contiguous "blocks"
+        random_state=None,   # None: the Objective's seed; an int: its own
     ),
     renames={"exponent_yz": ("exponent_y", "exponent_z")},
-    solver_only=("eval_freq",))
+    solver_only=("eval_freq", "random_state"))
 
 # The baselines keep benchmark_bilevel's parameter names (``n_shia_steps``,
 # ``eta``, ...); ``eta`` is the STORM weight there, not gamma.
 BASELINE = Kind(
     config=BaselineConfig, run=BaselineRun,
     common=dict(batch_size=64, step_size=0.1, outer_ratio=1.0,
-                sampling="uniform"),
+                sampling="uniform", random_state=None),
     renames={"n_shia_steps": ("Q",), "n_hia_steps": ("Q",),
              "eta": ("storm_a",), "exponent_eta": ("exponent_a",),
              "exponent_yz": ("exponent_y", "exponent_z")},
-    solver_only=("eval_freq", "period_frac"))
+    solver_only=("eval_freq", "period_frac", "random_state"))
 
 
 @dataclass(frozen=True)
@@ -211,6 +212,7 @@ def config_of(name, sizes=None, **values):
             raise ValueError(f"unknown parameter {key!r} for {name}: its "
                              f"parameters are {sorted(allowed)}")
     merged = {**defaults(name), **values}
+    check_random_state(merged.get("random_state"))
     config = dict(algo.fixed)
     source = {}  # field -> the parameter that set it
     for key, value in merged.items():
@@ -259,6 +261,16 @@ def period_of(period_frac, n, m, batch_size):
     ``int((n + m) period_frac / batch_size)`` (at least 1)."""
     check_positive("period_frac", period_frac)
     return max(1, int((n + m) * period_frac / batch_size))
+
+
+def run_seed(seed, random_state=None):
+    """The seed of a run's generator (its batches, coins and, under
+    ``sampling="blocks"``, its orders): the Objective's ``seed`` when
+    ``random_state`` is None, else ``random_state`` (benchmark_bilevel's
+    parameter: runs with the same ``random_state`` draw the same batches,
+    whatever the repetition)."""
+    check_random_state(random_state)
+    return seed if random_state is None else int(random_state)
 
 
 def run_of(problem, config, x0, y0, z0, seed):

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import fetch_covtype
 
+from . import sizes
 from .errors import DataFormatError, not_found_message
 from .files import (READ_ERRORS, find_local_copy, load_arrays, open_text,
                     permission_denied, pruned_on_failure, retry_options)
@@ -149,7 +150,7 @@ def local_copy_available(folders, cache_dir=None, data_home=None):
     return _sklearn_cached(data_home)
 
 
-SIZES = (371847, 92962, 116203)
+SIZES = sizes.COVTYPE
 
 
 def covtype_task(arrays, sizes=SIZES, seed=0):
