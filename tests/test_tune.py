@@ -1,0 +1,312 @@
+"""tools.tune: equal budgets per solver, resuming an interrupted tuning,
+diverged trials excluded, the written run config and TUNED entry, bad
+input named (docs/comparisons.md "Tune every solver with the same
+budget")."""
+import json
+import math
+import subprocess
+import sys
+
+import optuna
+import pytest
+import yaml
+from benchopt.utils.parametrized_name_mixin import _extract_options
+from optuna.trial import TrialState
+
+from bench_helpers import ROOT, SMALL, objective_for, solver_class
+from tools import paper_grid
+from tools.tune import cli, run, space, study as tstudy, workers
+
+SOLVERS = "SPABA,SOBA"
+# steps where these solvers run on SMALL (the default ranges, the paper's
+# grid, are mostly divergent: a few trials could all be excluded)
+STABLE = ["--range", "step_size=0.01:1", "--range", "outer_ratio=0.1:10",
+          "--range", "z_ratio=0.1:10"]
+
+
+def _argv(storage, trials, *extra, solvers=SOLVERS, epochs="2",
+          ranges=STABLE):
+    return ["--dataset", SMALL, "--solvers", solvers, "--trials",
+            str(trials), "--epochs", epochs, "--evals", "4",
+            "--storage", str(storage), *ranges, *extra]
+
+
+def _studies(storage, argv):
+    settings = cli.settings_of(cli.parser().parse_args(argv))
+    store = tstudy.open_storage(str(storage))
+    return {s: tstudy.load_study(store, settings, s)
+            for s in settings.solvers}
+
+
+def _trials(study_):
+    return sorted(study_.get_trials(deepcopy=False), key=lambda t: t.number)
+
+
+def _record(storage):
+    return json.loads(storage.with_suffix(".json").read_text())
+
+
+def _count_runs(monkeypatch):
+    calls = []
+    original = run.Runner.run
+
+    def counted(self, name, values, *args, **kwargs):
+        calls.append((name, dict(values)))
+        return original(self, name, values, *args, **kwargs)
+
+    monkeypatch.setattr(run.Runner, "run", counted)
+    return calls
+
+
+def test_end_to_end_equal_budgets_and_written_config(tmp_path, capsys):
+    storage, config = tmp_path / "t.db", tmp_path / "best.yml"
+    assert cli.main(_argv(storage, 3, "--write", str(config))) == 0
+    rec = _record(storage)
+    assert rec["budget"] == dict(trials=3, epochs=2.0, evals=4)
+    for name in ("SPABA", "SOBA"):
+        s = rec["solvers"][name]
+        assert s["space"]["step_size"]["high"] == 1
+        # every solver: the same number of counted trials, the same budget
+        assert (s["trials"], s["budget"], s["in_storage"]) == (3, 3, 3)
+        assert s["complete"] + s["pruned"] + s["diverged"] == 3
+        assert s["best"] is not None and math.isfinite(
+            s["best"]["criterion"])
+        assert len(s["all_trials"]) == 3
+    assert "value" == rec["metric"] and "validation" in rec["criterion"]
+    # the TUNED entry is Python that tuned.py can hold
+    entry = eval("{" + rec["tuned_entry"] + "}")
+    assert set(entry["Simulated"]) == {"SPABA", "SOBA"}
+    assert "TUNED entry" in capsys.readouterr().out
+    # the config: dataset, one configuration per solver, 5 repetitions,
+    # and its values reach the solvers unchanged
+    conf = yaml.safe_load(config.read_text())
+    assert conf["dataset"] == [SMALL] and conf["n-repetitions"] == 5
+    assert "tools.tune" in config.read_text()
+    objective = objective_for(dict(n=200, m=300, dim_x=5, dim_y=10))
+    for spec in conf["solver"]:
+        name, _, params = _extract_options(spec)
+        best = rec["solvers"][name]["best"]["parameters"]
+        params = {k: v[0] if isinstance(v, list) else v
+                  for k, v in params.items()}
+        assert params == pytest.approx(best)
+        solver = solver_class(name).get_instance(**params)
+        solver.set_objective(**objective.get_objective())
+        for key, value in best.items():
+            assert getattr(solver.cfg, key) == pytest.approx(value), key
+
+
+def test_resume_runs_only_the_remaining_trials(tmp_path, monkeypatch):
+    storage = tmp_path / "t.db"
+    calls = _count_runs(monkeypatch)
+    cli.main(_argv(storage, 2))
+    first = {s: [(t.number, t.params, t.datetime_start)
+                 for t in _trials(st)]
+             for s, st in _studies(storage, _argv(storage, 2)).items()}
+    assert len(calls) == 4  # 2 solvers x 2 trials
+    cli.main(_argv(storage, 4))
+    assert len(calls) == 8  # only the 2 missing trials of each solver
+    for name, st in _studies(storage, _argv(storage, 4)).items():
+        trials = _trials(st)
+        assert len(trials) == 4
+        assert all(t.state in tstudy.COUNTED for t in trials)
+        assert [(t.number, t.params, t.datetime_start)
+                for t in trials[:2]] == first[name]
+    # a rerun with the budget reached runs nothing
+    cli.main(_argv(storage, 4))
+    assert len(calls) == 8
+    # and the resumed studies drew what an uninterrupted run draws
+    fresh = tmp_path / "fresh.db"
+    cli.main(_argv(fresh, 4))
+    resumed = _studies(storage, _argv(storage, 4))
+    for name, st in _studies(fresh, _argv(fresh, 4)).items():
+        assert [t.params for t in _trials(st)] == \
+            [t.params for t in _trials(resumed[name])]
+
+
+def test_an_interrupted_trial_fails_and_is_run_again(tmp_path, monkeypatch):
+    storage = tmp_path / "t.log"  # the journal file storage
+    original = run.Runner.run
+    calls = []
+
+    def interrupted(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(run.Runner, "run", interrupted)
+    argv = _argv(storage, 3, solvers="SOBA")
+    with pytest.raises(KeyboardInterrupt):
+        cli.main(argv)
+    states = [t.state for t in _trials(_studies(storage, argv)["SOBA"])]
+    assert states[0] in tstudy.COUNTED and states[1] == TrialState.FAIL
+    cli.main(argv)
+    trials = _trials(_studies(storage, argv)["SOBA"])
+    assert sum(t.state in tstudy.COUNTED for t in trials) == 3
+    assert _record(storage)["solvers"]["SOBA"]["failed"] == 1
+
+
+def test_a_diverging_configuration_is_excluded(tmp_path):
+    storage = tmp_path / "t.db"
+    argv = _argv(storage, 3, "--pruner", "none", solvers="SOBA", ranges=[])
+    soba = _studies(storage, argv)["SOBA"]
+    soba.enqueue_trial(dict(step_size=1e5, outer_ratio=1.0, z_ratio=1.0))
+    soba.enqueue_trial(dict(step_size=0.1, outer_ratio=1.0, z_ratio=1.0))
+    cli.main(argv + ["--write", str(tmp_path / "best.yml")])
+    huge = _trials(soba)[0]
+    assert huge.user_attrs["parameters"]["step_size"] == 1e5
+    assert huge.state == TrialState.PRUNED
+    assert huge.user_attrs["excluded"].startswith("diverged at")
+    assert huge.constraints == {"diverged": 1.0}
+    s = _record(storage)["solvers"]["SOBA"]
+    assert s["diverged"] >= 1 and s["best"]["trial"] != 0
+    assert s["best"]["parameters"]["step_size"] < 1e5
+    assert "step_size=100000" not in (tmp_path / "best.yml").read_text()
+
+
+def test_trials_past_the_budget_are_refused(tmp_path):
+    storage = tmp_path / "t.db"
+    argv = _argv(storage, 2, solvers="SOBA")
+    soba = _studies(storage, argv)["SOBA"]
+    with pytest.warns(UserWarning, match="Heartbeat"):
+        soba.ask(), soba.ask()  # two trials running elsewhere
+        third = soba.ask()
+    with pytest.raises(workers.OverBudget):
+        workers._check_budget(third, 2)
+    assert "over budget" in third.user_attrs["excluded"]
+    # their process is gone: --fail-running frees their slots
+    todo, _ = tstudy.prepare(cli.settings_of(cli.parser().parse_args(argv)),
+                             fail_all_running=True)
+    assert todo == {"SOBA": 2}
+
+
+def test_shared_slots_hand_out_each_trial_once():
+    import multiprocessing
+    slots = workers.Slots({"A": 2, "B": 0},
+                          multiprocessing.get_context("spawn"))
+    assert [slots.take("A") for _ in range(3)] == [True, True, False]
+    assert not slots.take("B")
+
+
+def test_parallel_workers_share_the_budget(tmp_path):
+    storage = tmp_path / "t.db"
+    cli.main(_argv(storage, 4, "--jobs", "2"))
+    for st in _studies(storage, _argv(storage, 4)).values():
+        trials = _trials(st)
+        assert len(trials) == 4
+        assert all(t.state in tstudy.COUNTED for t in trials)
+
+
+def test_another_budget_on_the_same_study_is_refused(tmp_path, capsys):
+    storage = tmp_path / "t.db"
+    cli.main(_argv(storage, 1, solvers="SOBA"))
+    with pytest.raises(SystemExit):
+        cli.main(_argv(storage, 1, solvers="SOBA", epochs="3"))
+    assert "epochs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change, named", [
+    (["--solvers", "SPABA,Nope"], "--solvers"),
+    (["--solvers", "PnPBO"], "--solvers"),
+    (["--trials", "0"], "--trials"),
+    (["--epochs", "-1"], "--epochs"),
+    (["--jobs", "x"], "--jobs"),
+    (["--metric", "test_error"], "--metric"),
+    (["--range", "step_size=1:0.1"], "--range"),
+    (["--range", "nope=1:2"], "--range"),
+    (["--fix", "rho_bar=0.5"], "--fix"),
+    (["--pruner", "median"], "--pruner"),
+])
+def test_bad_input_names_the_parameter(tmp_path, capsys, change, named):
+    argv = _argv(tmp_path / "t.db", 2)
+    for i in range(0, len(change), 2):
+        if change[i] in argv:
+            argv[argv.index(change[i]) + 1] = change[i + 1]
+        else:
+            argv += change[i:i + 2]
+    with pytest.raises(SystemExit):
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert named in err
+    if named == "--solvers":
+        assert "allowed" in err and "SABA" in err
+
+
+def test_bad_storage_is_named(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        cli.main(_argv(tmp_path / "t.txt", 1))
+    assert "--storage" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(_argv("postgresql://host/db", 1))
+    assert "--record" in capsys.readouterr().err
+
+
+def test_a_metric_the_dataset_lacks_is_named(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        cli.main(_argv(tmp_path / "t.db", 1, "--metric", "val_error"))
+    assert "allowed here: ['value', 'grad_norm2']" in capsys.readouterr().err
+
+
+def test_log_metric_criterion(tmp_path):
+    storage = tmp_path / "t.db"
+    cli.main(_argv(storage, 2, "--metric", "objective_grad_norm2",
+                   solvers="SOBA"))
+    rec = _record(storage)
+    assert rec["metric"] == "grad_norm2" and "log10" in rec["criterion"]
+    best = rec["solvers"]["SOBA"]["best"]
+    trial = rec["solvers"]["SOBA"]["all_trials"][best["trial"]]
+    assert trial["criterion"] == best["criterion"]
+    assert math.isfinite(best["criterion"])
+
+
+def test_spaces_cover_the_paper_grid_and_follow_the_table():
+    alpha, phi, kappa = paper_grid.ALPHA, paper_grid.PHI, paper_grid.KAPPA
+    r = space.RANGES
+    # step_size = alpha/phi, outer_ratio = 1/phi, z_ratio = kappa/phi
+    assert r["step_size"].low <= alpha[0] / phi[1]
+    assert r["step_size"].high >= alpha[1] / phi[0]
+    assert r["outer_ratio"].low <= 1e-5 and r["outer_ratio"].high >= 1e5
+    assert r["z_ratio"].low <= kappa[0] / phi[1]
+    assert r["z_ratio"].high >= kappa[1] / phi[0]
+    assert r["p"].low <= 1e-3 and r["rho_bar"].low <= 1e-2
+    assert set(space.solver_space("SPABA")) == {
+        "step_size", "outer_ratio", "z_ratio", "p", "R"}
+    assert set(space.solver_space("SOBA")) == {
+        "step_size", "outer_ratio", "z_ratio"}  # no clipping: no R
+    assert set(space.solver_space("MRBO")) == {
+        "step_size", "outer_ratio", "z_ratio", "eta", "n_shia_steps"}
+    assert set(space.solver_space("F2SA")) == {
+        "step_size", "outer_ratio", "n_inner_steps", "lmbda0",
+        "delta_lmbda"}
+    assert "R" not in space.solver_space("SPABA", fixed={"R": "tuned"})
+    narrowed = space.solver_space(
+        "SOBA", ranges=dict([space.parse_range("step_size=0.01:1")]))
+    assert narrowed["step_size"] == space.Range(0.01, 1.0)
+    # every searched parameter is one the solver's configuration takes
+    for name in space.SOLVERS:
+        for key in space.solver_space(name):
+            assert key in solver_class(name).parameters
+
+
+def test_values_are_rounded_to_what_the_config_repeats():
+    st = optuna.create_study()
+    trial = st.ask()
+    values = space.suggest(trial, space.solver_space("SRBA"))
+    assert isinstance(values["period"], int)
+    assert all(float(f"{v:.3g}") == v for v in values.values())
+
+
+@pytest.mark.slow
+def test_written_config_runs_in_benchopt(tmp_path):
+    storage, config = tmp_path / "t.db", tmp_path / "best.yml"
+    cli.main(_argv(storage, 3, "--write", str(config)))
+    out = tmp_path / "res.parquet"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchopt", "run", ROOT, "--config",
+         str(config), "-r", "1", "-n", "3", "--timeout", "5", "--no-plot",
+         "--no-html", "--no-cache", "--output", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    import pandas as pd
+    names = set(pd.read_parquet(out)["solver_name"])
+    assert {n.split("[")[0] for n in names} == {"SPABA", "SOBA"}

@@ -1,0 +1,26 @@
+"""Tune every solver with the same budget: one Optuna study per (dataset,
+solver), kept in a database so that an interrupted tuning resumes.
+
+    python -m tools.tune --dataset "mnist[variant=fashion]" \
+        --solvers SPABA,SOBA --trials 30 --epochs 1 \
+        --storage outputs/tune_fashion.db [--jobs 2] [--seed 0] \
+        [--evals 10] [--metric value] [--pruner hyperband] \
+        [--range step_size=1e-3:10] [--fix R=tuned] [--fail-running] \
+        [--write configs/tuned_fashion.yml] [--record PATH]
+
+Every solver gets ``--trials`` trials of ``--epochs`` epochs over its own
+search space (``space``); each trial runs the solver in-process as
+``benchopt run`` would (``run``) and is scored on the validation side:
+the mean of H(x) = f(x, y*(x)) on the validation samples at ``--evals``
+points over the budget.  Diverged runs are excluded, never ranked.  The
+record of the studies goes to the storage's name with ``.json``;
+``--write`` writes a benchopt run config of each solver's best
+configuration, and the ``TUNED`` entry of ``benchmark_utils/tuned.py`` is
+printed and recorded (docs/comparisons.md, "Tune every solver with the
+same budget").
+
+Modules: ``space`` (the ranges), ``run`` (one trial), ``study`` (storage,
+settings, budget, sampler, pruner), ``workers`` (the trial loop, parallel
+processes), ``report`` (record, config, entry), ``cli`` (the command).
+"""
+from .cli import main  # noqa: F401

@@ -1,0 +1,181 @@
+"""One trial: a solver run on the dataset as ``benchopt run`` builds it,
+scored on the validation side along an epoch budget.
+
+The dataset, the Objective and the solver are benchopt's own classes
+(``Benchmark(...)``, ``get_instance``), under benchopt's run context of
+``benchopt run`` with its default seed, repetition 0: the same data split,
+starting point and run seed as that run's first repetition.  The solver is
+set on the Objective as benchopt's runner does (``_set_objective``), then
+its run advances, off the clock, to ``n_evals`` points equally spaced in
+epochs over ``[0, epochs]``; each point is scored by the Objective's
+``evaluate_result`` (the exact metrics, ``benchmark_utils.metrics``).
+
+The criterion is the mean, over those points, of a validation-side metric
+(``METRICS``): by default ``value`` = H(x) = f(x, y*(x)), the upper-level
+loss on the validation samples (benchopt's ``objective_value``), so the
+mean is the area under the curve of H over the epoch budget.  The test
+split never enters it.  A run whose point carries ``diverged = 1`` (the
+Objective's flag: a non-finite iterate or metric, exact solves that missed
+their tolerance, an astronomically large iterate) or whose criterion is not
+finite raises ``Diverged``, and so does one whose H rose by more than
+``RISE`` between two evaluations (benchopt's own divergence test, which a
+``benchopt run`` applies to the same curve; the first evaluation compares
+with H at the starting point, the same for every trial).
+"""
+import math
+import warnings
+from pathlib import Path
+
+from benchopt.benchmark import Benchmark
+from benchopt.utils.parametrized_name_mixin import _extract_options
+from benchopt.utils.run_context import RunContext
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE_SEED = 0  # benchopt run's seed when --seed is not given
+
+# Validation-side metrics a trial may be scored by, and whether the mean
+# is taken of log10 of the metric (for metrics spanning decades).
+METRICS = {"value": False, "grad_norm2": True, "val_error": False}
+RISE = 1e5  # benchopt's test: H up by more than this between two points
+
+
+class Diverged(Exception):
+    """A run whose metrics cannot be trusted; the message says why."""
+
+    def __init__(self, reason, epochs):
+        super().__init__(reason)
+        self.reason, self.epochs = reason, epochs
+
+
+def check_metric(name):
+    """``name`` without benchopt's ``objective_`` prefix, if it is one of
+    ``METRICS``; else a ValueError naming the allowed ones."""
+    key = name[len("objective_"):] if name.startswith("objective_") else name
+    if key not in METRICS:
+        raise ValueError(
+            f"--metric must be one of {list(METRICS)} (validation side: the "
+            f"test split is never a tuning criterion), got {name!r}")
+    return key
+
+
+def _instance(classes, spec, what):
+    """The benchopt instance of ``spec`` ('NAME[key=value,...]')."""
+    name, _, params = _extract_options(spec)
+    cls = next((c for c in classes if c.name == name), None)
+    if cls is None:
+        raise ValueError(f"{what}: no {what.strip('-')} named {name!r}; "
+                         f"known: {sorted(c.name for c in classes)}")
+    values = {}
+    for key, v in params.items():
+        if isinstance(v, list):
+            if len(v) != 1:
+                raise ValueError(f"{what} {spec}: one value per parameter "
+                                 f"({key} = {v})")
+            v = v[0]
+        values[key] = v
+    return cls.get_instance(**values)
+
+
+class Runner:
+    """The dataset and Objective of ``dataset_spec`` (a benchopt dataset
+    selection such as ``mnist[variant=fashion]``), loaded once; ``run``
+    scores one solver configuration on them."""
+
+    def __init__(self, dataset_spec):
+        bench = Benchmark(str(ROOT))
+        self.dataset = _instance(bench.get_datasets(), dataset_spec,
+                                 "--dataset")
+        self.objective = bench.get_benchmark_objective().get_instance()
+        self.context = RunContext().set_run_context(
+            self.objective, self.dataset, "tune", repetition=0,
+            base_seed=BASE_SEED)
+        skip, reason = self.objective._set_dataset(self.dataset)
+        if skip:
+            raise ValueError(f"--dataset {dataset_spec}: the Objective "
+                             f"skips it ({reason})")
+        self.solvers = {s.name: s for s in bench.get_solvers()}
+        problem = self.objective.problem
+        self.n_samples = problem.n + problem.m
+        self.tuning_key = getattr(self.objective, "tuning_key", None)
+        self.start_value = None  # H at the starting point, once known
+
+    def check_metric(self, metric):
+        """A ValueError when this dataset's metrics lack ``metric``."""
+        have = sorted(self.objective.metrics.nan_metrics())
+        if metric not in have:
+            allowed = [m for m in METRICS if m in have]
+            raise ValueError(f"--metric {metric}: not a metric of this "
+                             f"dataset; allowed here: {allowed}")
+
+    def solver(self, name, values):
+        """A benchopt solver ``name`` with parameters ``values``, set on the
+        Objective as benchopt's runner sets it."""
+        solver = self.solvers[name].get_instance(**values)
+        self.context.attach(self.objective, self.dataset, solver)
+        skip, reason = solver._set_objective(self.objective)
+        if skip:
+            raise ValueError(f"{name} skips this dataset: {reason}")
+        return solver
+
+    def evaluate(self, solver):
+        """The Objective's metrics of the solver's current point, and the
+        reason it diverged (None if it did not)."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RuntimeWarning)
+            out = self.objective.evaluate_result(**solver.get_result())
+        if not out.get("diverged"):
+            return out, None
+        said = [str(w.message) for w in caught
+                if "diverged" in str(w.message)]
+        if not said:
+            return out, "diverged = 1"
+        # "diverged at N sample evaluations: <why>; the run ends here ..."
+        why = said[-1].partition(": ")[2].partition("; the run ends")[0]
+        return out, why or said[-1]
+
+    def run(self, name, values, epochs, n_evals, metric="value",
+            report=None):
+        """Criterion of solver ``name`` with ``values`` over ``epochs``
+        (``n_evals`` points); ``report(step, running criterion, epochs)``
+        is called at each point (it may raise to end the run).  Returns
+        ``(criterion, points)`` with ``points`` the metric at each point;
+        raises ``Diverged``."""
+        reset = getattr(self.objective.metrics, "reset", None)
+        if callable(reset):
+            reset()  # no warm start from another trial's evaluations
+        solver = self.solver(name, values)
+        state, log = solver.state, METRICS[metric]
+        if self.start_value is None:
+            self.start_value = self.evaluate(solver)[0]["value"]
+        scores, previous = [], self.start_value
+        for step in range(1, n_evals + 1):
+            target = self.n_samples * epochs * step / n_evals
+            _advance(state, target)
+            out, reason = self.evaluate(solver)
+            at = out["epochs"]
+            v = out.get(metric, math.nan)
+            if reason is None and not math.isfinite(v):
+                reason = f"{metric} is {v}"
+            if reason is None and out["value"] - previous > RISE:
+                reason = (f"H rose from {previous:.3g} to {out['value']:.3g}"
+                          " between two evaluations (benchopt's test: by "
+                          f"more than {RISE:g})")
+            previous = out.get("value", previous)
+            if reason is not None:
+                raise Diverged(reason, at)
+            scores.append(math.log10(max(v, 1e-300)) if log else v)
+            if report is not None:
+                report(step, sum(scores) / len(scores), at)
+        return sum(scores) / len(scores), scores
+
+
+def _advance(state, target):
+    """Run ``state`` until it has drawn ``target`` samples (or diverged),
+    in chunks sized from its rate of samples per iteration so far."""
+    start_it, start_n = state.iteration, state.n_samples
+    while state.n_samples < target and not state.diverged:
+        done = state.iteration - start_it
+        rate = (state.n_samples - start_n) / done if done else 0.0
+        left = target - state.n_samples
+        chunk = int(left / rate) if rate > 0 else 1
+        state.run(max(1, chunk))
