@@ -310,3 +310,22 @@ def test_written_config_runs_in_benchopt(tmp_path):
     import pandas as pd
     names = set(pd.read_parquet(out)["solver_name"])
     assert {n.split("[")[0] for n in names} == {"SPABA", "SOBA"}
+
+
+def test_random_full_passes_do_not_overshoot_the_budget():
+    """A PAGE run (SPABA, a full pass with probability p) is advanced to
+    each point within one iteration's samples: its budget is the others'
+    (a chunk sized on a stretch without full passes would run many epochs
+    past it)."""
+    runner = run.Runner(SMALL)
+    N = runner.n_samples
+    # rare full passes of N samples between iterations of a few samples
+    solver = runner.solver("SPABA", dict(p=0.01, batch_size=1,
+                                         step_size=0.01, outer_ratio=1.0))
+    state = solver.state
+    for step in range(1, 9):
+        target = N * 20 * step / 8
+        run._advance(state, target)
+        # one iteration draws at most a full pass of both levels and
+        # its batches
+        assert target <= state.n_samples <= target + N + 4

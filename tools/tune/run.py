@@ -171,11 +171,18 @@ class Runner:
 
 def _advance(state, target):
     """Run ``state`` until it has drawn ``target`` samples (or diverged),
-    in chunks sized from its rate of samples per iteration so far."""
-    start_it, start_n = state.iteration, state.n_samples
+    never more than about one iteration past it: a chunk runs at most
+    ``left / worst`` iterations, with ``worst`` an iteration's largest
+    draw (twice a full pass of both levels, or more if an iteration was
+    seen to draw more), then single iterations.  Chunks sized on the mean
+    rate would overshoot by many epochs a solver with random full passes
+    (PAGE), whose rate over a stretch without one is far below its
+    mean."""
+    full = state.problem.n + state.problem.m
+    worst = 2.0 * full
     while state.n_samples < target and not state.diverged:
-        done = state.iteration - start_it
-        rate = (state.n_samples - start_n) / done if done else 0.0
         left = target - state.n_samples
-        chunk = int(left / rate) if rate > 0 else 1
-        state.run(max(1, chunk))
+        chunk = max(1, int(left / worst))
+        before = state.n_samples
+        state.run(chunk)
+        worst = max(worst, (state.n_samples - before) / chunk)
