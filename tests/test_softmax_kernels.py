@@ -70,7 +70,8 @@ def test_batch_class_dots2_is_two_calls(p):
         batch_class_dots(X, idx, start, count, A, B, R, p, C, want[0])
         batch_class_dots(X, idx, start, count, A2, B2, R, p, C, want[1])
         got = [np.full((count, 2 * C + 1), 7.0) for _ in range(2)]
-        batch_class_dots2(X, idx, start, count, A, B, A2, B2, R, p, C, *got)
+        batch_class_dots2(X, idx, start, count, R, p, C, (A, B, got[0]),
+                          (A2, B2, got[1]))
         for g, w in zip(got, want):
             assert g.tobytes() == w.tobytes(), case
         rows = X[idx[start:start + count]]
@@ -93,8 +94,8 @@ def test_batch_add_outer_matches_numpy(p):
         O1_0, O2_0 = O1.copy(), O2.copy()
         idx = rng.permutation(n)
         start = 2
-        batch_add_outer(X, idx, start, count, R, p, C, K1, 0, s1, O1, K2, C,
-                        s2, O2)
+        batch_add_outer(X, idx, start, count, R, p, C, (K1, 0, s1, O1),
+                        (K2, C, s2, O2))
         rows = X[idx[start:start + count]]
         coef = np.hstack([s1 * K1[:, :C], s2 * K2[:, C:2 * C]])[:, :R]
         add = np.zeros((2 * C, p))
@@ -137,7 +138,7 @@ def test_the_eight_sample_dots_are_never_specialised_on_a_literal():
     def as_the_core_calls(X, idx, A, B, K, O, R, p, C):
         # sizes as values (they come from the records), the rest literal
         dots(X, idx, 0, 16, A, B, R, p, C, K)
-        outer(X, idx, 0, 16, R, p, C, K, 0, 1.0, O, K, 3, -1.0, O)
+        outer(X, idx, 0, 16, R, p, C, (K, 0, 1.0, O), (K, 3, -1.0, O))
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((20, 131))

@@ -89,7 +89,8 @@ def coef2_f(Xf, yf, params, idx, start, count, point, point_p, K,
     xp, yp, zp = point_p
     p = int(params[0])
     C = int(params[1])
-    batch_class_dots2(Xf, idx, start, count, y, y, yp, yp, C, p, C, K, Kp)
+    batch_class_dots2(Xf, idx, start, count, C, p, C, (y, y, K),
+                      (yp, yp, Kp))
     batch_grad_coef(K, count, C, yf, idx, start)
     batch_grad_coef(Kp, count, C, yf, idx, start)
 
@@ -103,7 +104,8 @@ def coef2_g(Xg, yg, params, idx, start, count, point, point_p, K,
     p = int(params[0])
     C = int(params[1])
     R = C if z.shape[0] == 0 else 2 * C
-    batch_class_dots2(Xg, idx, start, count, y, z, yp, zp, R, p, C, K, Kp)
+    batch_class_dots2(Xg, idx, start, count, R, p, C, (y, z, K),
+                      (yp, zp, Kp))
     _ll_finish(yg, idx, start, count, C, R, K, -1)
     _ll_finish(yg, idx, start, count, C, R, Kp, -1)
 
@@ -131,8 +133,8 @@ def apply_g(Xg, yg, params, idx, start, count, coefs, out):
     need_y = any_nonzero(Cy, count, on_y, C)
     need_z = any_nonzero(Cz, count, on_z, C)
     if need_y and need_z:
-        batch_add_outer(Xg, idx, start, count, 2 * C, p, C, Cy, on_y, 1.0,
-                        oy, Cz, on_z, 1.0, oz)
+        batch_add_outer(Xg, idx, start, count, 2 * C, p, C,
+                        (Cy, on_y, 1.0, oy), (Cz, on_z, 1.0, oz))
     elif need_y:
         batch_add_outer_one(Xg, idx, start, count, p, C, Cy, on_y, 1.0, oy)
     elif need_z:
@@ -154,8 +156,8 @@ def apply2_f(Xf, yf, params, idx, start, count, coefs, out, coefs2,
     p = int(params[0])
     C = int(params[1])
     first, _ = row_offsets(C)
-    batch_add_outer_pair(Xf, idx, start, count, p, C, Cz, first, -1.0, oz,
-                         Dz, first, oz2)
+    batch_add_outer_pair(Xf, idx, start, count, p, C,
+                         (Cz, first, -1.0, oz), (Dz, first, -1.0, oz2))
 
 
 @njit(cache=True)
@@ -173,11 +175,11 @@ def apply2_g(Xg, yg, params, idx, start, count, coefs, out, coefs2,
     need_y2 = any_nonzero(Dy, count, on_y, C)
     need_z2 = any_nonzero(Dz, count, on_z, C)
     if need_z and need_z2 and not (need_y or need_y2):
-        batch_add_outer_pair(Xg, idx, start, count, p, C, Cz, on_z, 1.0, oz,
-                             Dz, on_z, oz2)
+        batch_add_outer_pair(Xg, idx, start, count, p, C,
+                             (Cz, on_z, 1.0, oz), (Dz, on_z, 1.0, oz2))
     elif need_y and need_y2 and not (need_z or need_z2):
-        batch_add_outer_pair(Xg, idx, start, count, p, C, Cy, on_y, 1.0, oy,
-                             Dy, on_y, oy2)
+        batch_add_outer_pair(Xg, idx, start, count, p, C,
+                             (Cy, on_y, 1.0, oy), (Dy, on_y, 1.0, oy2))
     else:
         apply_g(Xg, yg, params, idx, start, count, coefs, out)
         apply_g(Xg, yg, params, idx, start, count, coefs2, out2)

@@ -76,14 +76,16 @@ def _transpose_rows(Wt, L, lane, A, B, R, p, C):
 
 
 @njit(cache=True, fastmath={"contract"})
-def class_dots_lanes(X, idx, start, count, A, B, R, p, C, K, A2, B2, R2,
-                     K2):
+def class_dots_lanes(X, idx, start, count, p, C, stack, stack2):
     """``K[t, r] = <row r of [A; B], X[idx[start + t]]>`` for r < R, and
-    ``K2[t, r] = <row r of [A2; B2], ...>`` for r < R2 (a second point on
+    ``K2[t, r] = <row r of [A2; B2], ...>`` for r < R2 (``stack = (A, B,
+    R, K)``, ``stack2 = (A2, B2, R2, K2)``: a second point on
     the same rows, in lanes R to R + R2 - 1; R2 = 0 for none), R + R2 <=
     LANES, through W^T (p x LANES, zero in unused lanes) in a stack
     scratch.  With R + R2 <= 8 the rows are copied into lanes 8-15 too and
     a pass over k serves eight samples."""
+    A, B, R, K = stack
+    A2, B2, R2, K2 = stack2
     L = 16
     halves = R + R2 <= 8
     G = 8 if halves else 4  # samples per pass over k
@@ -151,15 +153,17 @@ def _lanes_into_rows(acc, C, n2, p, kb, j0, j1, out1, out2):
 
 
 @njit(cache=True, fastmath={"contract"})
-def add_outer_lanes(X, idx, start, count, p, C, K1, off1, s1, out1,
-                    K2, off2, s2, out2):
+def add_outer_lanes(X, idx, start, count, p, C, first, second):
     """``add_outer_rowwise`` (``out1[c p + k] += s1 sum_t K1[t, off1 + c]
-    X[q_t, k]``, the same for ``out2`` unless ``s2 = 0``) with the C (2C)
+    X[q_t, k]`` for ``first = (K1, off1, s1, out1)``, the same for
+    ``second`` unless its ``s2 = 0``) with the C (2C)
     coefficients of a sample as lanes: per tile of TILE samples, the
     scaled coefficients (TILE x LANES) in a stack scratch, then four
     features at a time (eight when at most 8 lanes are used: features k..
     k+3 in lanes 0-7, k+4..k+7 in lanes 8-15), a sum over the tile's
     samples per lane."""
+    K1, off1, s1, out1 = first
+    K2, off2, s2, out2 = second
     L = 16
     Kt = stack_scratch()  # TILE x L scaled coefficients
     acc = wide_scratch()  # four features x L sums
@@ -188,7 +192,7 @@ def add_outer_lanes(X, idx, start, count, p, C, K1, off1, s1, out1,
                 kb = p - G
             else:  # a row shorter than G: the clamped features
                 _outer_lanes_short(X, idx, start, t0, nt, p, C, n2,
-                                   4 if halves else 0, Kt, acc, out1, out2)
+                                   4 if halves else 0, Kt, acc, (out1, out2))
                 break
             j0 = k - kb
             _zero(acc, 4 * L)
@@ -201,8 +205,7 @@ def add_outer_lanes(X, idx, start, count, p, C, K1, off1, s1, out1,
 
 
 @njit(cache=True, fastmath={"contract"})
-def _outer_lanes_short(X, idx, start, t0, nt, p, C, n2, h, Kt, acc, out1,
-                       out2):
+def _outer_lanes_short(X, idx, start, t0, nt, p, C, n2, h, Kt, acc, outs):
     """``add_outer_lanes``' step for a row of p < G features (each lane's
     sum over the tile's samples, in order; feature indices clamped to the
     row; lanes 8-15 take features h.., the same as lanes 0-7 when h = 0)."""
@@ -213,4 +216,5 @@ def _outer_lanes_short(X, idx, start, t0, nt, p, C, n2, h, Kt, acc, out1,
         _lanes4_halves(acc, Kt, t * 16, xr[0], xr[min(1, q)], xr[min(2, q)],
                        xr[min(3, q)], xr[min(h, q)], xr[min(h + 1, q)],
                        xr[min(h + 2, q)], xr[min(h + 3, q)])
+    out1, out2 = outs
     _lanes_into_rows(acc, C, n2, p, 0, 0, p, out1, out2)

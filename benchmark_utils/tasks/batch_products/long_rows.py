@@ -243,11 +243,12 @@ def _outer8_rows(x0, x1, x2, x3, x4, x5, x6, x7, K, s, O, C, p, k0, n, t,
 
 
 @njit(cache=True, fastmath=FAST, inline="always")
-def add_outer8(X, idx, start, t, p, C, K1, off1, s1, O1, K2, off2, s2, O2,
-               two):
-    """The products of the eight samples ``idx[start + t + i]`` into O1
-    (and O2 when ``two``), chunk by chunk of the features (as
-    ``class_dots8``)."""
+def add_outer8(X, idx, start, t, p, C, first, second, two):
+    """The products of the eight samples ``idx[start + t + i]`` for the
+    group ``first = (K1, off1, s1, O1)`` (and ``second`` when ``two``),
+    chunk by chunk of the features (as ``class_dots8``)."""
+    K1, off1, s1, O1 = first
+    K2, off2, s2, O2 = second
     # eight named rows: a helper returning them as a tuple changed the code
     r0 = X[idx[start + t]]
     r1 = X[idx[start + t + 1]]

@@ -60,11 +60,13 @@ def _class_dots_rows(X, idx, start, count, W, p, C, K, off):
 
 
 @njit(cache=True, fastmath=FAST)
-def add_outer_rowwise(X, idx, start, count, p, C, K1, off1, s1, out1,
-                      K2, off2, s2, out2):
-    """``out1[c p + k] += s1 sum_t K1[t, off1 + c] X[q_t, k]`` and the same
-    for ``out2`` (skipped when ``s2 = 0``), one class row at a time for four
-    samples (the short-row path)."""
+def add_outer_rowwise(X, idx, start, count, p, C, first, second):
+    """``out1[c p + k] += s1 sum_t K1[t, off1 + c] X[q_t, k]`` for ``first
+    = (K1, off1, s1, out1)`` and the same for ``second`` (skipped when its
+    ``s2 = 0``), one class row at a time for four samples (the short-row
+    path)."""
+    K1, off1, s1, out1 = first
+    K2, off2, s2, out2 = second
     # out1's and out2's loops written out: a helper changed the compiled code
     t = 0
     while t + 4 <= count:
