@@ -126,6 +126,12 @@ PINNED_BASELINE_PARAMETERS = {
 }
 BASELINES = list(PINNED_BASELINE_PARAMETERS)
 BASELINE_FIELDS = {f.name for f in fields(BaselineConfig)}
+# The Python-side searches (kind SEARCH), pinned the same way.
+PINNED_SEARCH_PARAMETERS = {
+    "Optuna": [("eval_freq", [5]), ("random_state", [None]),
+               ("low", [None]), ("high", [None]), ("max_dim", [100])],
+}
+SEARCHES = list(PINNED_SEARCH_PARAMETERS)
 
 
 def _typed(items):
@@ -137,10 +143,12 @@ def _typed(items):
 
 def test_every_solver_is_pinned():
     assert sorted(s.name for s in benchmark().get_solvers()) == \
-        sorted(SOLVERS + BASELINES)
+        sorted(SOLVERS + BASELINES + SEARCHES)
     assert algorithms.BASELINES == BASELINES
+    assert algorithms.SEARCHES == SEARCHES
     assert algorithms.PRESETS == list(PINNED_PRESETS)
-    assert list(ALGORITHMS) == [*PINNED_PRESETS, "PnPBO", *BASELINES]
+    assert list(ALGORITHMS) == [*PINNED_PRESETS, "PnPBO", *BASELINES,
+                                *SEARCHES]
 
 
 @pytest.mark.parametrize("name", SOLVERS)
@@ -158,6 +166,17 @@ def test_baseline_parameters_are_unchanged(name):
         _typed(PINNED_BASELINE_PARAMETERS[name])
     assert params == algorithms.solver_parameters(name)
     assert solver_class(name).algorithm == name  # its ALGORITHMS key
+
+
+@pytest.mark.parametrize("name", SEARCHES)
+def test_search_parameters_are_unchanged(name):
+    params = solver_class(name).parameters
+    assert _typed(params.items()) == _typed(PINNED_SEARCH_PARAMETERS[name])
+    assert params == algorithms.solver_parameters(name)
+    assert solver_class(name).algorithm == name
+    fields_ = {f.name for f in fields(ALGORITHMS[name].kind.config)}
+    for key in params:
+        assert key in ALGORITHMS[name].kind.solver_only or key in fields_
 
 
 @pytest.mark.parametrize("name", BASELINES)

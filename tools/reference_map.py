@@ -21,7 +21,6 @@ from .reference_lines import read_line, text_of, values_of, write_line
 # The reference's solvers that have no counterpart here
 NO_COUNTERPART = {
     "pzobo": "PZOBO (zeroth-order hypergradients)",
-    "optuna": "Optuna (a hyperparameter search, not a bilevel solver)",
     "bome": "BOME (value-function method)",
     "jaxopt_gd": "jaxopt_GD (implicit differentiation with jaxopt)",
     "jaxopt_itd": "jaxopt_ITD (unrolled differentiation with jaxopt)",
@@ -59,7 +58,7 @@ def solver_line(line, sizes=None):
     for key, value in SETTINGS.get(ours, {}).items():
         if key not in out:
             out[key] = text_of([value])
-    if "sampling" not in out:
+    if "sampling" not in out and "sampling" in defaults(ours):
         out["sampling"] = "blocks"
         messages.append(("note", "sampling=blocks: the reference reads "
                          "contiguous blocks of rows, ours closest scheme "

@@ -4,12 +4,14 @@ and how each parameter reaches its configuration.
 
 An entry (``Algorithm``) states
 
-* ``kind``: ``SINGLE_LOOP`` (a preset of Algorithm 1, ``PnPBOConfig``) or
-  ``BASELINE`` (a loop family of docs/baselines.md, ``BaselineConfig``);
-  the kind gives the configuration class, the parameters every solver of
-  the kind exposes first (``common``), the parameters named differently
-  from the fields they set (``renames``) and those that are benchopt
-  plumbing (``solver_only``);
+* ``kind``: ``SINGLE_LOOP`` (a preset of Algorithm 1, ``PnPBOConfig``),
+  ``BASELINE`` (a loop family of docs/baselines.md, ``BaselineConfig``) or
+  ``SEARCH`` (a Python-side black-box search over x, ``SearchConfig``:
+  its run is a Python object, ``compiled=False``); the kind gives the
+  configuration class and the run's, the parameters every solver of the
+  kind exposes first (``common``), the parameters named differently from
+  the fields they set (``renames``) and those that are benchopt plumbing
+  (``solver_only``);
 * ``fixed``: the configuration fields the algorithm fixes (its estimators
   and moving average; a baseline's ``algorithm``): a user cannot change
   them;
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field, fields
 from .baseline import BaselineConfig, BaselineRun
 from .checks import check_positive, check_integer, check_random_state
 from .pnpbo import PnPBOConfig, PnPBORun
+from .search import SearchConfig, SearchRun
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class Kind:
     common: dict
     renames: dict
     solver_only: tuple
+    compiled: bool = True  # False: no numba code (engine.compile_for)
 
 
 SINGLE_LOOP = Kind(
@@ -70,6 +74,13 @@ BASELINE = Kind(
              "eta": ("storm_a",), "exponent_eta": ("exponent_a",),
              "exponent_yz": ("exponent_y", "exponent_z")},
     solver_only=("eval_freq", "period_frac", "random_state"))
+
+# Black-box searches (docs/solvers.md "Optuna"): ``eval_freq`` trials
+# between two callback calls; ``random_state`` seeds the sampler.
+SEARCH = Kind(
+    config=SearchConfig, run=SearchRun,
+    common=dict(eval_freq=5, random_state=None), renames={},
+    solver_only=("eval_freq", "random_state"), compiled=False)
 
 
 @dataclass(frozen=True)
@@ -147,10 +158,13 @@ ALGORITHMS = {
         "F2SA", step_size=0.01, exponent_x=5 / 7, exponent_y=5 / 7,
         exponent_w=4 / 7, n_inner_steps=10, lmbda0=1.0, delta_lmbda=0.1,
         exponent_delta=6 / 7, eval_freq=8),
+    # Python-side searches (docs/solvers.md "Optuna").
+    "Optuna": Algorithm(SEARCH, {}, dict(low=None, high=None, max_dim=100)),
 }
 PRESETS = [name for name, a in ALGORITHMS.items()
            if a.kind is SINGLE_LOOP and name != "PnPBO"]
 BASELINES = [name for name, a in ALGORITHMS.items() if a.kind is BASELINE]
+SEARCHES = [name for name, a in ALGORITHMS.items() if a.kind is SEARCH]
 
 
 def entry(name):
@@ -274,6 +288,9 @@ def run_seed(seed, random_state=None):
 
 
 def run_of(problem, config, x0, y0, z0, seed):
-    """A fresh run of ``config`` (``PnPBORun`` or ``BaselineRun``)."""
+    """A fresh run of ``config`` (``PnPBORun``, ``BaselineRun`` or
+    ``SearchRun``)."""
+    if isinstance(config, SearchConfig):
+        return SearchRun(problem, config, x0, y0, z0, seed)
     run = BaselineRun if isinstance(config, BaselineConfig) else PnPBORun
     return run(problem, config, x0, y0, z0, seed)

@@ -1,0 +1,150 @@
+"""Configuration and state of a black-box search over x (the ``SEARCH``
+kind of ``table.py``; docs/solvers.md "Optuna").
+
+Each trial proposes an x in a box, solves the inner problem exactly there
+(``exact_value.ExactValue``: the oracles behind the metrics) and scores it
+by H(x) = f(x, y*(x)); the run reports the best trial so far.  The search
+is Optuna's TPE sampler (Bergstra, Bardenet, Bengio, Kegl, "Algorithms for
+hyper-parameter optimization", NeurIPS 2011; Akiba, Sano, Yanase, Ohta,
+Koyama, "Optuna: a next-generation hyperparameter optimization framework",
+KDD 2019), one independent dimension per coordinate of x, seeded by the
+run's seed.  Nothing here is compiled; optuna is imported when a run
+starts, so the other solvers do not need it.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..exact_value import TASK_PARAMETERS, ExactValue
+from .checks import check_integer, is_number
+
+# The search box of each coordinate of x, by task, when ``low`` / ``high``
+# are None.  logreg, multilogreg: x are log-regularisation weights (e^x,
+# 2 e^x): from 4.5e-5, negligible beside the curvature of the data term, to
+# 148, which switches a coordinate off.  datacleaning: logits of sample
+# weights sigma(x), from 0.007 to 0.993.  quadratic: x in the data's units
+# (x* of Simulated lies within +-2, x0 ~ N(0, I)).
+TASK_BOXES = {"quadratic": (-5.0, 5.0), "logreg": (-10.0, 5.0),
+              "multilogreg": (-10.0, 5.0), "datacleaning": (-5.0, 5.0)}
+
+
+def _check_bound(name, value):
+    if value is not None and not (is_number(value) and math.isfinite(value)):
+        raise ValueError(f"{name} must be a finite number or None (the "
+                         f"task's box), got {value!r}")
+
+
+@dataclass
+class SearchConfig:
+    """A black-box search: the box ``[low, high]`` of every coordinate of x
+    (None: the task's bound, ``TASK_BOXES``) and ``max_dim``, the largest
+    dimension of x it searches (above it the run is refused)."""
+    low: float = None
+    high: float = None
+    max_dim: int = 100
+
+    def validate(self, n=None, m=None):
+        """Check the fields (``n``, ``m`` are unused: a trial evaluates
+        every sample)."""
+        _check_bound("low", self.low)
+        _check_bound("high", self.high)
+        if self.low is not None and self.high is not None \
+                and not self.low < self.high:
+            raise ValueError(f"low must be < high, got low={self.low!r}, "
+                             f"high={self.high!r}")
+        check_integer("max_dim", self.max_dim, 1)
+        return self
+
+    def box(self, task):
+        """``(low, high)`` on ``task``: the given bounds, the task's
+        otherwise."""
+        task_low, task_high = TASK_BOXES.get(task, (-5.0, 5.0))
+        low = task_low if self.low is None else float(self.low)
+        high = task_high if self.high is None else float(self.high)
+        if not low < high:
+            raise ValueError(
+                f"low must be < high, got low={low!r}, high={high!r} (the "
+                f"{task} task's box is [{task_low:g}, {task_high:g}])")
+        return low, high
+
+
+def refusal(problem, config):
+    """Why ``config`` does not search ``problem`` (a message), or None."""
+    if problem.task not in TASK_PARAMETERS:
+        return (f"no exact evaluation of H for the {problem.task!r} task "
+                "(benchmark_utils/exact_value.py TASK_PARAMETERS)")
+    if problem.dim_x > config.max_dim:
+        what = (" (datacleaning: one weight per training sample)"
+                if problem.task == "datacleaning" else "")
+        return (f"x has {problem.dim_x} coordinates{what}, more than "
+                f"max_dim={config.max_dim}: TPE searches one dimension per "
+                "coordinate and would need far more trials than a run "
+                "makes; raise max_dim to search it anyway")
+    return None
+
+
+class SearchRun:
+    """One search on a ``Problem``, advanced in place by ``run(n_trials)``.
+
+    Trial 0 is the starting point x0 (clipped to the box); the reported x
+    is the best trial's, y its exact y*(x) and z stays z0 (the search
+    estimates no z*: ``implicit_gap`` measures z0).  ``n_samples`` adds up
+    every trial's count (``exact_value``), failed ones included; a trial
+    whose exact solve fails is told to TPE as failed and is never the best.
+    """
+
+    def __init__(self, problem, config, x0, y0, z0, seed):
+        import optuna  # here: the other kinds' runs do not need it
+        config.validate(problem.n, problem.m)
+        why = refusal(problem, config)
+        if why is not None:
+            raise ValueError(f"the search refuses this problem: {why}")
+        dx, dy = problem.dim_x, problem.dim_y
+        x0, y0, z0 = (np.array(v, dtype=np.float64) for v in (x0, y0, z0))
+        if x0.shape != (dx,) or y0.shape != (dy,) or z0.shape != (dy,):
+            raise ValueError(
+                f"starting point shapes must be x0: ({dx},), y0: ({dy},), "
+                f"z0: ({dy},); got {x0.shape}, {y0.shape}, {z0.shape}")
+        self.problem, self.config = problem, config
+        self.x, self.y, self.z = x0, y0, z0
+        self.value = math.inf  # H of the best trial
+        self.iteration = 0  # trials done
+        self.n_samples = 0
+        self.exact = ExactValue(problem)
+        low, high = config.box(problem.task)
+        self.names = [f"x{k}" for k in range(dx)]
+        dist = optuna.distributions.FloatDistribution(low, high)
+        self.space = dict.fromkeys(self.names, dist)
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        sampler = optuna.samplers.TPESampler(seed=int(seed) % 2 ** 32)
+        self.study = optuna.create_study(sampler=sampler)
+        self.study.enqueue_trial(dict(zip(self.names,
+                                          np.clip(x0, low, high))))
+        self._failed = optuna.trial.TrialState.FAIL
+
+    diverged = False  # a failed trial is never reported
+
+    def run(self, n_trials):
+        """Run ``n_trials`` more trials."""
+        for _ in range(int(n_trials)):
+            self.trial()
+
+    def trial(self):
+        """One trial: ask TPE for an x, evaluate H(x) exactly, tell."""
+        trial = self.study.ask(self.space)
+        x = np.array([trial.params[name] for name in self.names])
+        value, y, samples = self.exact(x)
+        self.iteration += 1
+        self.n_samples += samples
+        if y is None:
+            self.study.tell(trial, state=self._failed)
+            return
+        self.study.tell(trial, value)
+        if value < self.value:
+            self.value, self.x, self.y = value, x, y
+
+    def result(self):
+        """Copies of the best trial's x and y*, z0, the sample count."""
+        return dict(x=self.x.copy(), y=self.y.copy(), z=self.z.copy(),
+                    n_samples=self.n_samples, diverged=False)
