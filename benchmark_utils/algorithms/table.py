@@ -147,6 +147,9 @@ ALGORITHMS = {
         "F2SA", step_size=0.01, exponent_x=5 / 7, exponent_y=5 / 7,
         exponent_w=4 / 7, n_inner_steps=10, lmbda0=1.0, delta_lmbda=0.1,
         exponent_delta=6 / 7, eval_freq=8),
+    "ITD": _baseline(
+        "ITD", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10,
+        warm_start=True, eval_freq=16),
 }
 PRESETS = [name for name, a in ALGORITHMS.items()
            if a.kind is SINGLE_LOOP and name != "PnPBO"]
