@@ -24,6 +24,7 @@ import numpy as np
 from .algorithms import (BASELINE, BaselineConfig, BaselineRun, PnPBORun,
                          config_of, entry)
 from .algorithms.baseline import FAMILIES
+from .algorithms.table import EXACT
 from .core.baseline_loop import FAMILY_NAMES, run_baseline  # noqa: F401
 from .core.records import (AHEAD, CHUNK, DIVERGED, K_ITER, N_BUF,  # noqa
                            N_SAMPLES, RUNNING, STATUS)
@@ -147,8 +148,11 @@ def compile_baselines(dtype=np.float64, task="quadratic", algorithm=None):
 def compile_for(name, dtype=np.float64, task="quadratic"):
     """Compile what solver ``name`` (a key of ``algorithms.ALGORITHMS``)
     runs on ``task`` with features of ``dtype``: the single-loop entry, or
-    its baseline family's.  True if something was compiled."""
+    its baseline family's (nothing for the ``EXACT`` kind, which runs on
+    the Python side).  True if something was compiled."""
     algo = entry(name)
     if algo.kind is BASELINE:
         return compile_baselines(dtype, task, algo.fixed["algorithm"])
+    if algo.kind is EXACT:
+        return False
     return compile_core(dtype, task)

@@ -5,7 +5,8 @@ result names and users' configs depend on them), every parameter maps to
 a configuration field by name or by a documented rename, each solver at
 its defaults is a pinned configuration, and the configs in ``configs/``
 name existing solvers and parameters.  The baseline solvers are pinned
-the same way, with benchmark_bilevel's parameter names."""
+the same way, with benchmark_bilevel's parameter names, and so is
+ImplicitGD (the ``EXACT`` kind)."""
 import itertools
 import math
 from dataclasses import fields
@@ -129,6 +130,13 @@ PINNED_BASELINE_PARAMETERS = {
         ("eval_freq", [16])],
 }
 BASELINES = list(PINNED_BASELINE_PARAMETERS)
+# The solvers of the EXACT kind (full batch, exact solves, Python side)
+PINNED_EXACT_PARAMETERS = {
+    "ImplicitGD": [("step_size", [1.0]), ("random_state", [None]),
+                   ("exponent_x", [0.0]), ("tol", [1e-10]),
+                   ("eval_freq", [1])],
+}
+EXACT = list(PINNED_EXACT_PARAMETERS)
 BASELINE_FIELDS = {f.name for f in fields(BaselineConfig)}
 
 
@@ -141,10 +149,19 @@ def _typed(items):
 
 def test_every_solver_is_pinned():
     assert sorted(s.name for s in benchmark().get_solvers()) == \
-        sorted(SOLVERS + BASELINES)
+        sorted(SOLVERS + BASELINES + EXACT)
     assert algorithms.BASELINES == BASELINES
     assert algorithms.PRESETS == list(PINNED_PRESETS)
-    assert list(ALGORITHMS) == [*PINNED_PRESETS, "PnPBO", *BASELINES]
+    assert list(ALGORITHMS) == [*PINNED_PRESETS, "PnPBO", *BASELINES,
+                                *EXACT]
+
+
+@pytest.mark.parametrize("name", EXACT)
+def test_exact_parameters_are_unchanged(name):
+    params = solver_class(name).parameters
+    assert _typed(params.items()) == _typed(PINNED_EXACT_PARAMETERS[name])
+    assert params == algorithms.solver_parameters(name)
+    assert solver_class(name).algorithm == name
 
 
 @pytest.mark.parametrize("name", SOLVERS)

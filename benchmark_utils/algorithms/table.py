@@ -4,8 +4,10 @@ and how each parameter reaches its configuration.
 
 An entry (``Algorithm``) states
 
-* ``kind``: ``SINGLE_LOOP`` (a preset of Algorithm 1, ``PnPBOConfig``) or
-  ``BASELINE`` (a loop family of docs/baselines.md, ``BaselineConfig``);
+* ``kind``: ``SINGLE_LOOP`` (a preset of Algorithm 1, ``PnPBOConfig``),
+  ``BASELINE`` (a loop family of docs/baselines.md, ``BaselineConfig``)
+  or ``EXACT`` (full-batch descent with exact solves on the Python side,
+  ``implicit.ImplicitConfig``);
   the kind gives the configuration class, the parameters every solver of
   the kind exposes first (``common``), the parameters named differently
   from the fields they set (``renames``) and those that are benchopt
@@ -31,6 +33,7 @@ from dataclasses import dataclass, field, fields
 
 from .baseline import BaselineConfig, BaselineRun
 from .checks import check_positive, check_integer, check_random_state
+from .implicit import ImplicitConfig, ImplicitRun
 from .pnpbo import PnPBOConfig, PnPBORun
 
 
@@ -70,6 +73,14 @@ BASELINE = Kind(
              "eta": ("storm_a",), "exponent_eta": ("exponent_a",),
              "exponent_yz": ("exponent_y", "exponent_z")},
     solver_only=("eval_freq", "period_frac", "random_state"))
+
+# Deterministic full-batch solvers: no batch, no sampling; random_state is
+# accepted (every solver has it) and changes nothing.
+EXACT = Kind(
+    config=ImplicitConfig, run=ImplicitRun,
+    common=dict(step_size=1.0, random_state=None), renames={},
+    solver_only=("eval_freq", "random_state"))
+KINDS = (SINGLE_LOOP, BASELINE, EXACT)
 
 
 @dataclass(frozen=True)
@@ -150,6 +161,9 @@ ALGORITHMS = {
     "ITD": _baseline(
         "ITD", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10,
         warm_start=True, eval_freq=16),
+    # benchmark_bilevel's jaxopt_GD (docs/baselines.md §3)
+    "ImplicitGD": Algorithm(EXACT, {}, dict(exponent_x=0.0, tol=1e-10,
+                                            eval_freq=1)),
 }
 PRESETS = [name for name, a in ALGORITHMS.items()
            if a.kind is SINGLE_LOOP and name != "PnPBO"]
@@ -277,6 +291,7 @@ def run_seed(seed, random_state=None):
 
 
 def run_of(problem, config, x0, y0, z0, seed):
-    """A fresh run of ``config`` (``PnPBORun`` or ``BaselineRun``)."""
-    run = BaselineRun if isinstance(config, BaselineConfig) else PnPBORun
-    return run(problem, config, x0, y0, z0, seed)
+    """A fresh run of ``config`` (``PnPBORun``, ``BaselineRun`` or
+    ``ImplicitRun``: its kind's run)."""
+    kind = next(k for k in KINDS if isinstance(config, k.config))
+    return kind.run(problem, config, x0, y0, z0, seed)
