@@ -28,7 +28,8 @@ the quadratic task the closed forms stand for one LL pass for the right
 side of y* (grad_y g(x, 0)), one UL pass (grad_x f and grad_y f at y*)
 and one LL pass for the cross term: 2m + n per iteration.  Every task
 adds m once, at the first iteration, for setting the solver up (the
-Hessian's factorisation, the preconditioner's Gram factor).
+quadratic's Hessian factor, the softmax tasks' Gram factor of the
+preconditioner; logreg, which has none, alike).
 """
 from dataclasses import dataclass
 
