@@ -147,8 +147,8 @@ def compile_baselines(dtype=np.float64, task="quadratic", algorithm=None):
 def compile_for(name, dtype=np.float64, task="quadratic"):
     """Compile what solver ``name`` (a key of ``algorithms.ALGORITHMS``)
     runs on ``task`` with features of ``dtype``: the single-loop entry, or
-    its baseline family's; nothing for a Python-side kind (``SEARCH``).
-    True if something was compiled."""
+    its baseline family's; nothing for a Python-side kind (``EXACT``,
+    ``SEARCH``).  True if something was compiled."""
     algo = entry(name)
     if not algo.kind.compiled:
         return False

@@ -28,9 +28,10 @@ class Problem:
 
     ``Xf, yf``: UL (validation) samples, ``n`` of them; ``Xg, yg``: LL
     (training) samples, ``m`` of them; ``params``: float64 task parameters;
-    ``dim_x``, ``dim_y``: sizes of x and y (z has the size of y).  ``code``
-    and ``n_coef`` come from the task's ``TaskSpec`` (``tasks/
-    registry.py``).
+    ``dim_x``, ``dim_y``: sizes of x and y (z has the size of y);
+    ``task_params``: the dataset's task parameters as ``(name, value)``
+    pairs (``problem_from_data``), for the exact oracles.  ``code`` and
+    ``n_coef`` come from the task's ``TaskSpec`` (``tasks/registry.py``).
     """
     task: str
     Xf: np.ndarray
@@ -40,6 +41,7 @@ class Problem:
     params: np.ndarray
     dim_x: int
     dim_y: int
+    task_params: tuple = ()
 
     @property
     def spec(self):
@@ -60,6 +62,16 @@ class Problem:
     @property
     def n_coef(self):
         return self.spec.n_coef(self.params)
+
+    def oracle_data(self):
+        """The dataset dict of the exact oracles (``TaskSpec.make_oracle``,
+        ``exact_glm.GLMExact``): train = g, val = f, features in float64
+        (the values the core reads), and the task parameters."""
+        return dict(task=self.task,
+                    X_train=np.asarray(self.Xg, dtype=np.float64),
+                    y_train=self.yg,
+                    X_val=np.asarray(self.Xf, dtype=np.float64),
+                    y_val=self.yf, **dict(self.task_params))
 
 
 def as_array(a, ndim):
@@ -86,7 +98,8 @@ def _check_ndim(a, ndim):
     return a
 
 
-def make_problem(task, X_train, y_train, X_val, y_val, params, dim_x, dim_y):
+def make_problem(task, X_train, y_train, X_val, y_val, params, dim_x, dim_y,
+                 task_params=()):
     """The ``Problem`` of arrays given in the dataset's order: training
     (LL, g) then validation (UL, f), as ``problem_from_data`` and every
     other builder pass them."""
@@ -96,7 +109,7 @@ def make_problem(task, X_train, y_train, X_val, y_val, params, dim_x, dim_y):
                    yg=as_array(y_train, 1),
                    Xf=as_features(X_val, X_train), yf=as_array(y_val, 1),
                    params=as_array(params, 1), dim_x=int(dim_x),
-                   dim_y=int(dim_y))
+                   dim_y=int(dim_y), task_params=tuple(task_params))
 
 
 def problem_from_data(task, X_train, y_train, X_val, y_val, X_test=None,
@@ -114,7 +127,7 @@ def problem_from_data(task, X_train, y_train, X_val, y_val, X_test=None,
                **params)
     vec, dim_x, dim_y = get_task(task).problem_params(X_train, **params)
     return make_problem(task, X_train, y_train, X_val, y_val, vec, dim_x,
-                        dim_y)
+                        dim_y, sorted(params.items()))
 
 
 def starting_point(problem, seed):

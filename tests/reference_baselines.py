@@ -1,5 +1,5 @@
-"""Plain NumPy transcription of the nine baselines of docs/baselines.md
-(§1-§3): stocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA, F2SA.
+"""Plain NumPy transcription of the baselines of docs/baselines.md
+(§1-§3): stocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA, F2SA, ITD.
 
 Written from the equations, not from the numba core.  Per-sample
 derivatives come from ``reference.QuadraticSamples`` / ``GLMSamples``
@@ -153,7 +153,7 @@ class Draws:
 
 
 class _Reference:
-    """State, oracle, draws and schedules common to the nine."""
+    """State, oracle, draws and schedules common to all."""
 
     def __init__(self, data, cfg, x0, y0, z0, seed):
         self.cfg = cfg
@@ -448,9 +448,54 @@ class F2SA(_Reference):
         self.lmbda = lam + cfg.delta_lmbda / (k + 1.0) ** cfg.exponent_delta
 
 
+# --------------------------------------------------------------------------
+# Iterative differentiation: ITD (§3)
+# --------------------------------------------------------------------------
+class ITD(_Reference):
+    """T SGD steps on y (from y_k, or from y0 without warm start), then the
+    reverse-mode derivative of f_I(x, y_T(x)) through them, on the same
+    batches: v_T = grad_y f_I, for t = T-1..0: d -= beta hess_xy g_{J_t}
+    v_{t+1}, v_t = v_{t+1} - beta hess_yy g_{J_t} v_{t+1}."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.y0 = self.y.copy()
+
+    def minus_hess_xy(self, J, x, y, w):
+        """-hess_xy g_J(x, y) w: the data mean and the exact part (rx at
+        w minus rx at 0, which is the UL x-regularisation alone)."""
+        S, zero = self.O.S, np.zeros(self.O.dy)
+        cx = np.mean([S.g_dirs(j, x, y, w)[0] for j in J], axis=0)
+        return cx + S.reg(x, y, w)[0] - S.reg(x, y, zero)[0]
+
+    def step(self):
+        b, O, T = self.b, self.O, int(self.cfg.n_inner_steps)
+        x, beta = self.x, self.beta()
+        y = self.y if getattr(self.cfg, "warm_start", True) else self.y0
+        ys, Js = [], []
+        for _ in range(T):
+            J = self.draws.ll(b)
+            ys.append(y)
+            Js.append(J)
+            y = y - beta * O.grad_y_g(J, x, y)
+            self.n_samples += b
+        I = self.draws.ul(b)
+        d = O.grad_x_f(I, x, y)
+        v = O.grad_y_f(I, x, y)
+        self.n_samples += b
+        z = np.zeros(O.dy)
+        for t in reversed(range(T)):
+            z = z + beta * v
+            d = d + beta * self.minus_hess_xy(Js[t], x, ys[t], v)
+            v = v - beta * O.hvp(Js[t], x, ys[t], v)
+            self.n_samples += b
+        self.x = x - self.alpha() * d
+        self.y, self.z = y, z
+
+
 REFERENCES = {"stocBiO": StocBiO, "AmIGO": AmIGO, "BSA": BSA, "TTSA": TTSA,
               "SUSTAIN": SUSTAIN, "MRBO": MRBO, "VRBO": VRBO, "FSLA": FSLA,
-              "F2SA": F2SA}
+              "F2SA": F2SA, "ITD": ITD}
 
 
 def reference_run(data, cfg, x0, y0, z0, seed):

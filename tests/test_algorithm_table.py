@@ -4,8 +4,9 @@ from its entry, with the names and defaults they had before (benchopt's
 result names and users' configs depend on them), every parameter maps to
 a configuration field by name or by a documented rename, each solver at
 its defaults is a pinned configuration, and the configs in ``configs/``
-name existing solvers and parameters.  The nine baseline solvers are
-pinned the same way, with benchmark_bilevel's parameter names."""
+name existing solvers and parameters.  The baseline solvers are pinned
+the same way, with benchmark_bilevel's parameter names, and so is
+ImplicitGD (the ``EXACT`` kind)."""
 import itertools
 import math
 from dataclasses import fields
@@ -123,8 +124,19 @@ PINNED_BASELINE_PARAMETERS = {
         ("exponent_w", [4 / 7]), ("n_inner_steps", [10]),
         ("lmbda0", [1.0]), ("delta_lmbda", [0.1]),
         ("exponent_delta", [6 / 7]), ("eval_freq", [8])],
+    "ITD": _BASE + [
+        ("exponent_x", [0.0]), ("exponent_y", [0.0]),
+        ("n_inner_steps", [10]), ("warm_start", [True]),
+        ("eval_freq", [16])],
 }
 BASELINES = list(PINNED_BASELINE_PARAMETERS)
+# The solvers of the EXACT kind (full batch, exact solves, Python side)
+PINNED_EXACT_PARAMETERS = {
+    "ImplicitGD": [("step_size", [1.0]), ("random_state", [None]),
+                   ("exponent_x", [0.0]), ("tol", [1e-10]),
+                   ("eval_freq", [1])],
+}
+EXACT = list(PINNED_EXACT_PARAMETERS)
 BASELINE_FIELDS = {f.name for f in fields(BaselineConfig)}
 # The Python-side searches (kind SEARCH), pinned the same way.
 PINNED_SEARCH_PARAMETERS = {
@@ -143,12 +155,20 @@ def _typed(items):
 
 def test_every_solver_is_pinned():
     assert sorted(s.name for s in benchmark().get_solvers()) == \
-        sorted(SOLVERS + BASELINES + SEARCHES)
+        sorted(SOLVERS + BASELINES + EXACT + SEARCHES)
     assert algorithms.BASELINES == BASELINES
     assert algorithms.SEARCHES == SEARCHES
     assert algorithms.PRESETS == list(PINNED_PRESETS)
     assert list(ALGORITHMS) == [*PINNED_PRESETS, "PnPBO", *BASELINES,
-                                *SEARCHES]
+                                *EXACT, *SEARCHES]
+
+
+@pytest.mark.parametrize("name", EXACT)
+def test_exact_parameters_are_unchanged(name):
+    params = solver_class(name).parameters
+    assert _typed(params.items()) == _typed(PINNED_EXACT_PARAMETERS[name])
+    assert params == algorithms.solver_parameters(name)
+    assert solver_class(name).algorithm == name
 
 
 @pytest.mark.parametrize("name", SOLVERS)
@@ -198,7 +218,7 @@ _NEW_BASELINE_VALUES = dict(
     n_z_steps=4, n_shia_steps=5, n_hia_steps=6, eta=0.25,
     exponent_eta=0.125, storm_a=0.375, exponent_a=0.625, lmbda0=2.5,
     delta_lmbda=0.5, exponent_w=0.875, exponent_delta=0.0625,
-    sampling="blocks")
+    sampling="blocks", warm_start=False)
 
 
 @pytest.mark.parametrize("name", BASELINES)

@@ -1,6 +1,6 @@
-"""The nine baseline solvers (StocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO,
-VRBO, FSLA, F2SA) through benchopt's solver API, and their convergence on a
-small Simulated problem (docs/baselines.md §1 for the counts).
+"""The baseline solvers (StocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO,
+VRBO, FSLA, F2SA, ITD) through benchopt's solver API, and their convergence
+on a small Simulated problem (docs/baselines.md §1 for the counts).
 
 * At their defaults each runs ``eval_freq`` outer iterations per callback
   with the sample count of §1 (exactly, or within the bounds of the drawn
@@ -85,6 +85,9 @@ def _count_bounds(name, K, n, m, b=64, T=10, Q=10, Tz=10, period=None):
         return c, c
     if name == "F2SA":
         c = K * (T + 1) * (b + 2 * b)
+        return c, c
+    if name == "ITD":
+        c = K * (2 * T + 1) * b
         return c, c
     if name == "BSA":
         low, p_terms = K * (b + (T + 1) * b), K * b
@@ -200,6 +203,9 @@ _BAD = [
     ("exponent_delta", -1, "exponent_delta must be in [0, 1], got -1"),
     ("random_state", -1, "random_state must be an integer >= 0 or None, "
      "got -1"),
+    ("warm_start", 1, "warm_start must be one of [True, False], got 1"),
+    ("warm_start", "no", "warm_start must be one of [True, False], got "
+     "'no'"),
 ]
 
 
@@ -370,6 +376,8 @@ CONVERGENCE = {
     # F2SA's default step 0.01 is the paper's slow design (test_f2sa_
     # defaults): step tuned to 0.5, default decays and lambda schedule
     "F2SA": (dict(step_size=0.5), 4000, 1e-2),  # 5.1e-4 (3.6e-4..8.6e-4)
+    # constant step 0.1: a noise floor, as stocBiO's
+    "ITD": ({}, 2000, 3e-2),       # 1.4e-3 (1.3e-3..3.7e-3)
 }
 # Decaying steps keep decreasing: last fifth below the second fifth / 3
 # (seed 0: BSA 27x, TTSA 21x, SUSTAIN 20x, MRBO 20x, FSLA 12x; at least 10x

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 from ..core import records
 from ..core.baseline_loop import (GAUSS_SEIDEL, INNER, JACOBI, PENALTY,
-                                  RESTART, family_marker, run_baseline)
+                                  RESTART, UNROLLED, family_marker,
+                                  run_baseline)
 from ..core.solves import HIA, NEUMANN, SGD_Z
-from .checks import (check_choice, check_exponent, check_integer,
-                     check_positive, check_unit, is_number)
+from .checks import (check_bool, check_choice, check_exponent,
+                     check_integer, check_positive, check_unit, is_number)
 from .common import RunStatus, Steps
 
 # algorithm: (loop family, inverse-Hessian solver)
@@ -32,6 +33,7 @@ FAMILIES = {
     "VRBO": (RESTART, NEUMANN),
     "FSLA": (GAUSS_SEIDEL, NEUMANN),
     "F2SA": (PENALTY, NEUMANN),
+    "ITD": (UNROLLED, NEUMANN),  # no inverse-Hessian solver: unused
 }
 
 
@@ -48,7 +50,8 @@ class BaselineConfig(Steps):
     iterations between full restarts; ``lmbda0``, ``delta_lmbda``,
     ``exponent_delta``, ``exponent_w``: F2SA's multiplier lambda_0, its
     increments delta_k = delta_lmbda / (k + 1)^exponent_delta, and the w
-    step's decay.
+    step's decay; ``warm_start``: ITD's inner loop starts at y_k (else
+    at the run's y0).
     """
     algorithm: str = "stocBiO"
     n_inner_steps: int = 10
@@ -61,6 +64,7 @@ class BaselineConfig(Steps):
     delta_lmbda: float = 0.1
     exponent_w: float = 4 / 7
     exponent_delta: float = 6 / 7
+    warm_start: bool = True
 
     def validate(self, n=None, m=None):
         check_choice("algorithm", self.algorithm, FAMILIES)
@@ -80,6 +84,7 @@ class BaselineConfig(Steps):
         # HIA draws p uniform on {0..Q-1}; a Neumann series may have 0 terms
         check_integer("Q", self.Q, 1 if solver == HIA else 0)
         check_integer("period", self.period, 1)
+        check_bool("warm_start", self.warm_start)
         return self
 
     def numeric(self, cross_in_data=True):
@@ -99,7 +104,7 @@ class BaselineConfig(Steps):
             exp_w=float(self.exponent_w),
             exp_delta=float(self.exponent_delta),
             blocks=bool(self.sampling == "blocks"),
-            cross=bool(cross_in_data))
+            cross=bool(cross_in_data), warm=bool(self.warm_start))
 
 
 class BaselineRun(RunStatus):
@@ -108,14 +113,18 @@ class BaselineRun(RunStatus):
     ``x0, y0, z0`` are copied; the previous point starts at the starting
     point (never at zero); the generator is seeded from ``seed`` and, under
     ``sampling="blocks"``, draws the two orders first (as ``PnPBORun``).
-    F2SA's penalised copy starts at y0 and its multiplier at ``lmbda0``.
+    F2SA's penalised copy starts at y0 and its multiplier at ``lmbda0``;
+    ITD keeps y0 and room for its inner loop's iterates and batches.
     """
 
     def __init__(self, problem, config, x0, y0, z0, seed):
         self._start(problem, config, (x0, y0, z0), seed, "one")
-        self.work = records.make_bwork(problem.dim_x, problem.dim_y,
-                                       config.batch_size)
+        unrolled = FAMILIES[config.algorithm][0] == UNROLLED
+        self.work = records.make_bwork(
+            problem.dim_x, problem.dim_y, config.batch_size,
+            int(config.n_inner_steps) if unrolled else 0)
         self.work.ypen[:] = self.iterates.y
+        self.work.ystart[:] = self.iterates.y
         self.work.lam[0] = config.lmbda0
         self.cfg = config.numeric(problem.spec.cross_in_data)
 

@@ -51,6 +51,13 @@ def check_random_state(value):
         check_integer("random_state", value, 0, " or None")
 
 
+def check_bool(name, value):
+    """``True`` or ``False`` (numpy's bools too; not 0, 1 or a string)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be one of [True, False], "
+                         f"got {value!r}")
+
+
 def check_choice(name, value, choices):
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, "

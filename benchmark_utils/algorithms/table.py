@@ -5,13 +5,14 @@ and how each parameter reaches its configuration.
 An entry (``Algorithm``) states
 
 * ``kind``: ``SINGLE_LOOP`` (a preset of Algorithm 1, ``PnPBOConfig``),
-  ``BASELINE`` (a loop family of docs/baselines.md, ``BaselineConfig``) or
-  ``SEARCH`` (a Python-side black-box search over x, ``SearchConfig``:
-  its run is a Python object, ``compiled=False``); the kind gives the
-  configuration class and the run's, the parameters every solver of the
-  kind exposes first (``common``), the parameters named differently from
-  the fields they set (``renames``) and those that are benchopt plumbing
-  (``solver_only``);
+  ``BASELINE`` (a loop family of docs/baselines.md, ``BaselineConfig``),
+  ``EXACT`` (full-batch descent with exact solves on the Python side,
+  ``implicit.ImplicitConfig``) or ``SEARCH`` (a Python-side black-box
+  search over x, ``SearchConfig``); the kind gives the configuration class
+  and the run's, whether it has compiled code (``compiled``), the
+  parameters every solver of the kind exposes first (``common``), the
+  parameters named differently from the fields they set (``renames``) and
+  those that are benchopt plumbing (``solver_only``);
 * ``fixed``: the configuration fields the algorithm fixes (its estimators
   and moving average; a baseline's ``algorithm``): a user cannot change
   them;
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field, fields
 
 from .baseline import BaselineConfig, BaselineRun
 from .checks import check_positive, check_integer, check_random_state
+from .implicit import ImplicitConfig, ImplicitRun
 from .pnpbo import PnPBOConfig, PnPBORun
 from .search import SearchConfig, SearchRun
 
@@ -75,12 +77,20 @@ BASELINE = Kind(
              "exponent_yz": ("exponent_y", "exponent_z")},
     solver_only=("eval_freq", "period_frac", "random_state"))
 
+# Deterministic full-batch solvers: no batch, no sampling; random_state is
+# accepted (every solver has it) and changes nothing.
+EXACT = Kind(
+    config=ImplicitConfig, run=ImplicitRun,
+    common=dict(step_size=1.0, random_state=None), renames={},
+    solver_only=("eval_freq", "random_state"), compiled=False)
+
 # Black-box searches (docs/solvers.md "Optuna"): ``eval_freq`` trials
 # between two callback calls; ``random_state`` seeds the sampler.
 SEARCH = Kind(
     config=SearchConfig, run=SearchRun,
     common=dict(eval_freq=5, random_state=None), renames={},
     solver_only=("eval_freq", "random_state"), compiled=False)
+KINDS = (SINGLE_LOOP, BASELINE, EXACT, SEARCH)
 
 
 @dataclass(frozen=True)
@@ -158,6 +168,12 @@ ALGORITHMS = {
         "F2SA", step_size=0.01, exponent_x=5 / 7, exponent_y=5 / 7,
         exponent_w=4 / 7, n_inner_steps=10, lmbda0=1.0, delta_lmbda=0.1,
         exponent_delta=6 / 7, eval_freq=8),
+    "ITD": _baseline(
+        "ITD", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10,
+        warm_start=True, eval_freq=16),
+    # benchmark_bilevel's jaxopt_GD (docs/baselines.md §3)
+    "ImplicitGD": Algorithm(EXACT, {}, dict(exponent_x=0.0, tol=1e-10,
+                                            eval_freq=1)),
     # Python-side searches (docs/solvers.md "Optuna").
     "Optuna": Algorithm(SEARCH, {}, dict(low=None, high=None, max_dim=100)),
 }
@@ -288,9 +304,7 @@ def run_seed(seed, random_state=None):
 
 
 def run_of(problem, config, x0, y0, z0, seed):
-    """A fresh run of ``config`` (``PnPBORun``, ``BaselineRun`` or
-    ``SearchRun``)."""
-    if isinstance(config, SearchConfig):
-        return SearchRun(problem, config, x0, y0, z0, seed)
-    run = BaselineRun if isinstance(config, BaselineConfig) else PnPBORun
-    return run(problem, config, x0, y0, z0, seed)
+    """A fresh run of ``config``: its kind's run (``PnPBORun``,
+    ``BaselineRun``, ``ImplicitRun`` or ``SearchRun``)."""
+    kind = next(k for k in KINDS if isinstance(config, k.config))
+    return kind.run(problem, config, x0, y0, z0, seed)

@@ -23,6 +23,7 @@ from .penalty import f2sa_iteration
 from .records import DIVERGED, K_ITER, STATUS
 from .restart import vrbo_iteration
 from .steps import not_finite
+from .unrolled import itd_iteration
 
 # The families: (marker name, what the user is told, its iteration); a
 # family's code is its place here.
@@ -32,8 +33,9 @@ FAMILIES = (
     ("GaussSeidel", "Gauss-Seidel momentum", fsla_iteration),
     ("Restart", "restart", vrbo_iteration),
     ("Penalty", "penalty", f2sa_iteration),
+    ("Unrolled", "iterative-differentiation", itd_iteration),
 )
-INNER, JACOBI, GAUSS_SEIDEL, RESTART, PENALTY = range(len(FAMILIES))
+INNER, JACOBI, GAUSS_SEIDEL, RESTART, PENALTY, UNROLLED = range(len(FAMILIES))
 FAMILY_NAMES = {code: label for code, (_, label, _) in enumerate(FAMILIES)}
 FAMILY_MARKERS = make_markers([name for name, _, _ in FAMILIES], __name__)
 ITERATIONS = {code: step for code, (_, _, step) in enumerate(FAMILIES)}

@@ -242,6 +242,13 @@ class BWork(NamedTuple):
     # (b,) int64: a multi-step block's current batch (the next is drawn
     # ahead into the level's perm)
     jbuf: np.ndarray
+    # ITD: the run's y0 (the start of every inner loop without warm
+    # start), and the inner loop's iterates y_0..y_{T-1} (T, dim_y) and
+    # batches J_0..J_{T-1} (T, b), kept for the backward pass; (0, ...)
+    # in the other families
+    ystart: np.ndarray
+    ytraj: np.ndarray
+    jtraj: np.ndarray
 
 
 class BConfig(NamedTuple):
@@ -271,9 +278,12 @@ class BConfig(NamedTuple):
     exp_delta: float
     blocks: bool
     cross: bool        # the task's g data part depends on x (TaskSpec)
+    warm: bool         # ITD: each inner loop starts at y_k (else at y0)
 
 
-def make_bwork(dx, dy, batch_size):
+def make_bwork(dx, dy, batch_size, n_traj=0):
+    """The ``BWork`` of a run; ``n_traj``: the inner steps an ITD run
+    keeps (0 in the other families)."""
     def vec(d):
         return np.zeros(d)
     xs = {name: vec(dx) for name in ("ux", "ux2", "d", "d2", "vx", "rx",
@@ -282,4 +292,6 @@ def make_bwork(dx, dy, batch_size):
                                      "vy", "gy", "gy2", "ry", "rz", "ty",
                                      "tz", "ypen", "zero")}
     return BWork(**xs, **ys, none=np.zeros(0), lam=np.zeros(1),
-                 jbuf=np.zeros(batch_size, dtype=np.int64))
+                 jbuf=np.zeros(batch_size, dtype=np.int64), ystart=vec(dy),
+                 ytraj=np.zeros((n_traj, dy)),
+                 jtraj=np.zeros((n_traj, batch_size), dtype=np.int64))
