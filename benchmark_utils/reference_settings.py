@@ -14,7 +14,9 @@ configuration lines convert (``tools.from_reference``):
   by default), SABA's start from a zero memory (Dagréou et al., NeurIPS
   2022: the reference always starts so, our default fills the memory at
   u_0), SRBA without clipping of z (Dagréou et al., AISTATS 2024: the
-  reference does not project, ours clips at R = 1 by default);
+  reference does not project, ours clips at R = 1 by default); BOME and
+  PZOBO on full batches (the reference's only setting; ours default to
+  minibatches of 64);
 - ``setting(solver, sizes, **line)``: those, plus the parameters of a
   reference line that need converting (SRBA's ``period_frac``, a restart
   every ``int((n + m) period_frac / batch_size)`` iterations, is our
@@ -29,6 +31,8 @@ SETTINGS = {
                  exponent_delta=1 / 7),
     "SABA": dict(init="minibatch"),
     "SRBA": dict(R=math.inf),
+    "BOME": dict(batch_size="full"),
+    "PZOBO": dict(batch_size="full"),
 }
 # Why each setting, in a few words (tools.from_reference prints them)
 REASONS = {
@@ -36,6 +40,8 @@ REASONS = {
             "multiplier increments 1/7; ours 5/7, 5/7, 4/7, 6/7)",
     "SABA": "the reference starts from a zero memory",
     "SRBA": "the reference does not clip z (ours clips at R = 1)",
+    "BOME": "the reference runs it on full batches",
+    "PZOBO": "the reference runs it on full batches",
 }
 
 

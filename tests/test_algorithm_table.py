@@ -83,8 +83,8 @@ CONFIG_FIELDS = {f.name for f in fields(PnPBOConfig)}
 _BASE = [("batch_size", [64]), ("step_size", [0.1]), ("outer_ratio", [1.0]),
          ("sampling", ["uniform"]), ("random_state", [None])]
 # Every baseline solver's ``parameters`` (names, order, default lists): those
-# of commit 72fcda0, where the baselines were added, and the common
-# ``random_state``; do not edit
+# of commit 72fcda0, where the first nine baselines were added (BOME,
+# PZOBO: as they were added), and the common ``random_state``; do not edit
 # without a reason: a change renames benchopt results and breaks users'
 # configs (and the lines converted from benchmark_bilevel's configs).
 PINNED_BASELINE_PARAMETERS = {
@@ -123,6 +123,14 @@ PINNED_BASELINE_PARAMETERS = {
         ("exponent_w", [4 / 7]), ("n_inner_steps", [10]),
         ("lmbda0", [1.0]), ("delta_lmbda", [0.1]),
         ("exponent_delta", [6 / 7]), ("eval_freq", [8])],
+    "BOME": _BASE + [
+        ("exponent_x", [0.0]), ("exponent_y", [0.0]),
+        ("n_inner_steps", [10]), ("eta", [0.5]),
+        ("choice_phi", ["grad_norm"]), ("eval_freq", [16])],
+    "PZOBO": _BASE + [
+        ("exponent_x", [0.0]), ("exponent_y", [0.0]),
+        ("n_inner_steps", [10]), ("mu", [0.1]),
+        ("n_gaussian_vectors", [10]), ("eval_freq", [2])],
 }
 BASELINES = list(PINNED_BASELINE_PARAMETERS)
 BASELINE_FIELDS = {f.name for f in fields(BaselineConfig)}
@@ -179,7 +187,9 @@ _NEW_BASELINE_VALUES = dict(
     n_z_steps=4, n_shia_steps=5, n_hia_steps=6, eta=0.25,
     exponent_eta=0.125, storm_a=0.375, exponent_a=0.625, lmbda0=2.5,
     delta_lmbda=0.5, exponent_w=0.875, exponent_delta=0.0625,
-    sampling="blocks")
+    sampling="blocks", mu=0.25, n_gaussian_vectors=3)
+# parameters with a single allowed value (BOME's choice_phi)
+_ONE_VALUE = ("choice_phi",)
 
 
 @pytest.mark.parametrize("name", BASELINES)
@@ -192,7 +202,7 @@ def test_a_baseline_parameter_reaches_its_field(name):
     assert base.validate() is base
     assert base.algorithm == ALGORITHMS[name].fixed["algorithm"]
     for key in cls.parameters:
-        if key in BASELINE.solver_only:
+        if key in BASELINE.solver_only or key in _ONE_VALUE:
             continue
         value = _NEW_BASELINE_VALUES[key]
         cfg = cls.get_instance(**{key: value}).config()

@@ -61,7 +61,8 @@ SINGLE_LOOP = Kind(
     solver_only=("eval_freq", "random_state"))
 
 # The baselines keep benchmark_bilevel's parameter names (``n_shia_steps``,
-# ``eta``, ...); ``eta`` is the STORM weight there, not gamma.
+# ``eta``, ...); ``eta`` is the STORM weight there (BOME's eta, the
+# weight of its phi_k, fills the same field), not gamma.
 BASELINE = Kind(
     config=BaselineConfig, run=BaselineRun,
     common=dict(batch_size=64, step_size=0.1, outer_ratio=1.0,
@@ -147,6 +148,12 @@ ALGORITHMS = {
         "F2SA", step_size=0.01, exponent_x=5 / 7, exponent_y=5 / 7,
         exponent_w=4 / 7, n_inner_steps=10, lmbda0=1.0, delta_lmbda=0.1,
         exponent_delta=6 / 7, eval_freq=8),
+    "BOME": _baseline(
+        "BOME", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10, eta=0.5,
+        choice_phi="grad_norm", eval_freq=16),
+    "PZOBO": _baseline(
+        "PZOBO", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10, mu=0.1,
+        n_gaussian_vectors=10, eval_freq=2),
 }
 PRESETS = [name for name, a in ALGORITHMS.items()
            if a.kind is SINGLE_LOOP and name != "PnPBO"]

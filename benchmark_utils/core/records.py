@@ -242,6 +242,13 @@ class BWork(NamedTuple):
     # (b,) int64: a multi-step block's current batch (the next is drawn
     # ahead into the level's perm)
     jbuf: np.ndarray
+    # BOME, PZOBO (core/hessian_free.py)
+    yhat: np.ndarray   # y after T steps from y_k (BOME's y-hat, PZOBO's
+    #                    perturbed y^T(x_k + mu u_j))
+    ystart: np.ndarray  # PZOBO: y_k, the start of every T-step run
+    xpert: np.ndarray  # PZOBO: x_k + mu u_j
+    gauss: np.ndarray  # PZOBO: the Gaussian direction u_j
+    steps: np.ndarray  # (T, b) int64: the batches of T recorded steps
 
 
 class BConfig(NamedTuple):
@@ -262,7 +269,8 @@ class BConfig(NamedTuple):
     n_inner: int       # inner steps T (Level.T is a level's table)
     n_z: int           # AmIGO's linear-system steps T_z
     Q: int             # Neumann / HIA length
-    storm_a: float     # STORM weight a_k = storm_a / (k + 1)^exp_a
+    storm_a: float     # STORM weight a_k = storm_a / (k + 1)^exp_a;
+    #                    BOME's eta
     exp_a: float
     period: int        # VRBO: outer iterations between restarts
     lmbda0: float      # F2SA
@@ -271,15 +279,20 @@ class BConfig(NamedTuple):
     exp_delta: float
     blocks: bool
     cross: bool        # the task's g data part depends on x (TaskSpec)
+    mu: float          # PZOBO: the perturbation radius
+    n_dirs: int        # PZOBO: Gaussian directions per outer iteration
 
 
-def make_bwork(dx, dy, batch_size):
+def make_bwork(dx, dy, batch_size, n_steps=1):
+    """The work vectors of a baseline run (``batch_size`` 0: full batches;
+    ``n_steps`` rows of recorded batches)."""
     def vec(d):
         return np.zeros(d)
     xs = {name: vec(dx) for name in ("ux", "ux2", "d", "d2", "vx", "rx",
-                                     "tx")}
+                                     "tx", "xpert", "gauss")}
     ys = {name: vec(dy) for name in ("r", "r2", "w1", "w2", "s", "s2", "hv",
                                      "vy", "gy", "gy2", "ry", "rz", "ty",
-                                     "tz", "ypen", "zero")}
+                                     "tz", "ypen", "zero", "yhat", "ystart")}
     return BWork(**xs, **ys, none=np.zeros(0), lam=np.zeros(1),
-                 jbuf=np.zeros(batch_size, dtype=np.int64))
+                 jbuf=np.zeros(batch_size, dtype=np.int64),
+                 steps=np.zeros((n_steps, batch_size), dtype=np.int64))
