@@ -1,7 +1,7 @@
-"""The Hessian-free families (docs/baselines.md §3): BOME's value-function
-step and PZOBO's zeroth-order hypergradient, both from gradients of f and
-g only.  One outer iteration k at u_k = (x_k, y_k), with beta_k, alpha_k
-the y and x steps:
+"""The Hessian-free families (docs/baselines.md §3.10, 3.11): BOME's
+value-function step and PZOBO's zeroth-order hypergradient, both from
+gradients of f and g only.  One outer iteration k at u_k = (x_k, y_k),
+with beta_k, alpha_k the y and x steps:
 
 BOME (Ye, Liu, Wright, Stone, Liu, "BOME! Bilevel optimization made easy:
 a simple first-order approach", NeurIPS 2022, Alg. 1), on the value-function
@@ -17,7 +17,7 @@ constraint q(x, y) = g(x, y) - g(x, y-hat) <= 0:
     (x, y)_{k+1} = (x_k, y_k) - (alpha_k, beta_k) * (grad f + lambda_k grad q)
 
 PZOBO (Sow, Ji, Liang, "On the convergence theory for Hessian-free bilevel
-algorithms", NeurIPS 2022, Alg. 1; the minibatch form is their PZOBO-S):
+algorithms", NeurIPS 2022, Alg. 1; minibatches as in its stochastic form):
 
     J_1..J_T fresh: y_{k+1} = the T steps above from y_k, recorded
     I fresh:  d = grad_x f_I(x_k, y_{k+1}),  r = grad_y f_I(x_k, y_{k+1})
