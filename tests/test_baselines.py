@@ -101,10 +101,12 @@ def test_matches_transcription_logreg(algorithm):
 
 @pytest.mark.parametrize("task, algorithm", [
     ("multilogreg", "F2SA"), ("datacleaning", "F2SA"),
-    ("multilogreg", "VRBO"), ("datacleaning", "MRBO")])
+    ("multilogreg", "VRBO"), ("datacleaning", "MRBO"),
+    ("datacleaning", "BOME"), ("multilogreg", "PZOBO")])
 def test_matches_transcription_softmax_tasks(task, algorithm):
     """F2SA's first-order x oracle (e^{x_c}|W_c|^2; sigma'(x_j) CE_j) on
-    both softmax tasks, and two Hessian baselines, one on each (each
+    both softmax tasks (BOME's on hyper-cleaning, whose g has x in its
+    data part), two Hessian baselines and PZOBO, one on each (each
     (task, family) pair is a compile of its own; the families' code does
     not depend on the task, which the other tests cover)."""
     _compare(glm_data(task), _params(algorithm, step_size=0.2), 12)
