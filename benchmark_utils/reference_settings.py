@@ -14,9 +14,10 @@ configuration lines convert (``tools.from_reference``):
   by default), SABA's start from a zero memory (Dagréou et al., NeurIPS
   2022: the reference always starts so, our default fills the memory at
   u_0), SRBA without clipping of z (Dagréou et al., AISTATS 2024: the
-  reference does not project, ours clips at R = 1 by default), Optuna's
-  box [-5, 5] for every coordinate of x (ours depends on the task,
-  docs/solvers.md "Optuna");
+  reference does not project, ours clips at R = 1 by default), BOME and
+  PZOBO on full batches (the reference's only setting; ours default to
+  minibatches of 64), Optuna's box [-5, 5] for every coordinate of x
+  (ours depends on the task, docs/solvers.md "Optuna");
 - ``setting(solver, sizes, **line)``: those, plus the parameters of a
   reference line that need converting (SRBA's ``period_frac``, a restart
   every ``int((n + m) period_frac / batch_size)`` iterations, is our
@@ -32,6 +33,8 @@ SETTINGS = {
     "SABA": dict(init="minibatch"),
     "SRBA": dict(R=math.inf),
     "Optuna": dict(low=-5.0, high=5.0),
+    "BOME": dict(batch_size="full"),
+    "PZOBO": dict(batch_size="full"),
 }
 # Why each setting, in a few words (tools.from_reference prints them)
 REASONS = {
@@ -41,6 +44,8 @@ REASONS = {
     "SRBA": "the reference does not clip z (ours clips at R = 1)",
     "Optuna": "the reference searches every coordinate of x in [-5, 5] "
               "(ours: the task's box)",
+    "BOME": "the reference runs it on full batches",
+    "PZOBO": "the reference runs it on full batches",
 }
 
 

@@ -1,5 +1,6 @@
 """Plain NumPy transcription of the baselines of docs/baselines.md
-(§1-§3): stocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA, F2SA, ITD.
+(§1-§3): stocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA, F2SA, ITD,
+BOME, PZOBO.
 
 Written from the equations, not from the numba core.  Per-sample
 derivatives come from ``reference.QuadraticSamples`` / ``GLMSamples``
@@ -15,7 +16,12 @@ stream (``benchmark_utils.rng``) drawn in the order of the contract:
 * ``blocks``: the two orders (full Fisher-Yates shuffles, UL then LL) before
   iteration 0, then ``reference.block_of`` per batch;
 * HIA's truncation ``p = randint(rng, Q)`` at each HIA call, before its
-  batches.
+  batches;
+* PZOBO's Gaussian directions, ``normal(rng)`` per coordinate, each
+  direction drawn where it is used.
+
+``batch_size="full"`` (BOME, PZOBO): every batch is its whole level, in
+order, and nothing is drawn.
 
 Each class advances one outer iteration per ``step()`` and keeps ``x, y, z``
 (the reported iterates) and ``n_samples`` (§1 "Counting").  Schedules:
@@ -26,7 +32,7 @@ Each class advances one outer iteration per ``step()`` and keeps ``x, y, z``
 """
 import numpy as np
 
-from benchmark_utils.core.rng import randint, seed_state
+from benchmark_utils.core.rng import normal, randint, seed_state
 from benchmark_utils.core.sampling import draw_batch
 from reference import GLMSamples, QuadraticSamples, block_of
 
@@ -165,7 +171,8 @@ class _Reference:
         self.x = np.array(x0, dtype=float)
         self.y = np.array(y0, dtype=float)
         self.z = np.array(z0, dtype=float)
-        self.b = int(cfg.batch_size)
+        self.full = cfg.batch_size == "full"
+        self.b = 0 if self.full else int(cfg.batch_size)
         self.k = 0
         self.n_samples = 0
         self.history = []
@@ -493,9 +500,74 @@ class ITD(_Reference):
         self.y, self.z = y, z
 
 
+# --------------------------------------------------------------------------
+# Hessian-free families: BOME, PZOBO (§3)
+# --------------------------------------------------------------------------
+class _HessianFree(_Reference):
+    def ll(self):
+        """A fresh LL batch (the whole level with full batches)."""
+        return np.arange(self.m) if self.full else self.draws.ll(self.b)
+
+    def ul(self):
+        return np.arange(self.n) if self.full else self.draws.ul(self.b)
+
+    def gd(self, x, y, Js, beta):
+        """T gradient steps on g(x, .) from y on the batches Js."""
+        for J in Js:
+            y = y - beta * self.O.grad_y_g(J, x, y)
+            self.n_samples += len(J)
+        return y
+
+
+class BOME(_HessianFree):
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.lmbda = 0.0
+
+    def step(self):
+        O, T = self.O, int(self.cfg.n_inner_steps)
+        eta = self.cfg.storm_a           # BOME's eta fills storm_a
+        x, y = self.x, self.y
+        beta, alpha = self.beta(), self.alpha()
+        Js = [self.ll() for _ in range(T)]
+        yhat = self.gd(x, y, Js, beta)
+        I = self.ul()
+        fx, fy = O.grad_x_f(I, x, y), O.grad_y_f(I, x, y)
+        J = self.ll()
+        qx = O.grad_x_g(J, x, y) - O.grad_x_g(J, x, yhat)
+        qy = O.grad_y_g(J, x, y)
+        self.n_samples += len(I) + 2 * len(J)
+        norm2 = qx @ qx + qy @ qy
+        lam = 0.0
+        if norm2 > 0:
+            lam = max(eta * norm2 - (fx @ qx + fy @ qy), 0.0) / norm2
+        self.lmbda = lam
+        self.x = x - alpha * (fx + lam * qx)
+        self.y = y - beta * (fy + lam * qy)
+
+
+class PZOBO(_HessianFree):
+    def step(self):
+        O, cfg = self.O, self.cfg
+        T, Q, mu = int(cfg.n_inner_steps), int(cfg.n_gaussian_vectors), cfg.mu
+        x, y = self.x, self.y
+        beta, alpha = self.beta(), self.alpha()
+        Js = [self.ll() for _ in range(T)]
+        y1 = self.gd(x, y, Js, beta)
+        I = self.ul()
+        d, r = O.grad_x_f(I, x, y1), O.grad_y_f(I, x, y1)
+        self.n_samples += len(I)
+        for _ in range(Q):
+            u = np.array([normal(self.rng) for _ in range(self.O.dx)])
+            delta = (self.gd(x + mu * u, y, Js, beta) - y1) / mu
+            d = d + (delta @ r) / Q * u
+        self.x = x - alpha * d
+        self.y = y1
+
+
 REFERENCES = {"stocBiO": StocBiO, "AmIGO": AmIGO, "BSA": BSA, "TTSA": TTSA,
               "SUSTAIN": SUSTAIN, "MRBO": MRBO, "VRBO": VRBO, "FSLA": FSLA,
-              "F2SA": F2SA, "ITD": ITD}
+              "F2SA": F2SA, "ITD": ITD, "BOME": BOME, "PZOBO": PZOBO}
 
 
 def reference_run(data, cfg, x0, y0, z0, seed):

@@ -84,8 +84,8 @@ CONFIG_FIELDS = {f.name for f in fields(PnPBOConfig)}
 _BASE = [("batch_size", [64]), ("step_size", [0.1]), ("outer_ratio", [1.0]),
          ("sampling", ["uniform"]), ("random_state", [None])]
 # Every baseline solver's ``parameters`` (names, order, default lists): those
-# of commit 72fcda0, where the baselines were added, and the common
-# ``random_state``; do not edit
+# of commit 72fcda0, where the first nine baselines were added (BOME,
+# PZOBO: as they were added), and the common ``random_state``; do not edit
 # without a reason: a change renames benchopt results and breaks users'
 # configs (and the lines converted from benchmark_bilevel's configs).
 PINNED_BASELINE_PARAMETERS = {
@@ -128,6 +128,14 @@ PINNED_BASELINE_PARAMETERS = {
         ("exponent_x", [0.0]), ("exponent_y", [0.0]),
         ("n_inner_steps", [10]), ("warm_start", [True]),
         ("eval_freq", [16])],
+    "BOME": _BASE + [
+        ("exponent_x", [0.0]), ("exponent_y", [0.0]),
+        ("n_inner_steps", [10]), ("eta", [0.5]),
+        ("choice_phi", ["grad_norm"]), ("eval_freq", [16])],
+    "PZOBO": _BASE + [
+        ("exponent_x", [0.0]), ("exponent_y", [0.0]),
+        ("n_inner_steps", [10]), ("mu", [0.1]),
+        ("n_gaussian_vectors", [10]), ("eval_freq", [2])],
 }
 BASELINES = list(PINNED_BASELINE_PARAMETERS)
 # The solvers of the EXACT kind (full batch, exact solves, Python side)
@@ -218,7 +226,9 @@ _NEW_BASELINE_VALUES = dict(
     n_z_steps=4, n_shia_steps=5, n_hia_steps=6, eta=0.25,
     exponent_eta=0.125, storm_a=0.375, exponent_a=0.625, lmbda0=2.5,
     delta_lmbda=0.5, exponent_w=0.875, exponent_delta=0.0625,
-    sampling="blocks", warm_start=False)
+    sampling="blocks", warm_start=False, mu=0.25, n_gaussian_vectors=3)
+# parameters with a single allowed value (BOME's choice_phi)
+_ONE_VALUE = ("choice_phi",)
 
 
 @pytest.mark.parametrize("name", BASELINES)
@@ -231,7 +241,7 @@ def test_a_baseline_parameter_reaches_its_field(name):
     assert base.validate() is base
     assert base.algorithm == ALGORITHMS[name].fixed["algorithm"]
     for key in cls.parameters:
-        if key in BASELINE.solver_only:
+        if key in BASELINE.solver_only or key in _ONE_VALUE:
             continue
         value = _NEW_BASELINE_VALUES[key]
         cfg = cls.get_instance(**{key: value}).config()

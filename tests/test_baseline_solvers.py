@@ -1,6 +1,7 @@
-"""The baseline solvers (StocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO,
-VRBO, FSLA, F2SA, ITD) through benchopt's solver API, and their convergence
-on a small Simulated problem (docs/baselines.md §1 for the counts).
+"""The baseline solvers (StocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO,
+FSLA, F2SA, ITD, BOME, PZOBO) through benchopt's solver API, and their
+convergence on a small Simulated problem (docs/baselines.md §1 for the
+counts).
 
 * At their defaults each runs ``eval_freq`` outer iterations per callback
   with the sample count of §1 (exactly, or within the bounds of the drawn
@@ -67,8 +68,12 @@ def _solve(name, api, allowed=3, seed=0, **params):
 
 def _count_bounds(name, K, n, m, b=64, T=10, Q=10, Tz=10, period=None):
     """(lowest, highest) sample count of K outer iterations (§1); equal
-    for the deterministic ones, HIA's p ranging over {0..Q-1} otherwise."""
+    for the deterministic ones, HIA's p ranging over {0..Q-1} otherwise
+    (PZOBO: Q Gaussian directions)."""
     corr = 2 * b + 2 * (1 + Q) * b  # a joint Neumann evaluation pair
+    if name in ("BOME", "PZOBO"):
+        c = K * ((T + 3) * b if name == "BOME" else ((Q + 1) * T + 1) * b)
+        return c, c
     if name in ("StocBiO", "AmIGO"):
         inner = Q if name == "StocBiO" else Tz
         c = K * (b + (T + inner + 1) * b)
@@ -115,8 +120,9 @@ def _assert_counts(name, solver, result, allowed):
 def test_defaults_run_with_the_section5_counts(api, name):
     """eval_freq x calls outer iterations, each with §1's count (StocBiO,
     AmIGO 1408; MRBO 1536 (768 at k = 0); VRBO 16 896 + 3 500 per restart,
-    every 3 iterations here; FSLA 448 (320); F2SA 2112; BSA, TTSA, SUSTAIN
-    between the bounds of p in {0..9}); finite iterates."""
+    every 3 iterations here; FSLA 448 (320); F2SA 2112; BOME 832; PZOBO
+    7104; BSA, TTSA, SUSTAIN between the bounds of p in {0..9}); finite
+    iterates."""
     solver, callback, res = _solve(name, api, allowed=3)
     assert callback.calls == 4  # the 4th call ends the run
     _assert_counts(name, solver, res, 3)
@@ -206,19 +212,41 @@ _BAD = [
     ("warm_start", 1, "warm_start must be one of [True, False], got 1"),
     ("warm_start", "no", "warm_start must be one of [True, False], got "
      "'no'"),
+    ("choice_phi", "value", "choice_phi must be one of ['grad_norm'], got "
+     "'value'"),
+    ("mu", 0, "mu must be a finite number > 0, got 0"),
+    ("mu", -0.1, "mu must be a finite number > 0, got -0.1"),
+    ("n_gaussian_vectors", 0, "n_gaussian_vectors must be an integer >= 1, "
+     "got 0"),
+    ("n_gaussian_vectors", 1.5, "n_gaussian_vectors must be an integer >= "
+     "1, got 1.5"),
 ]
+# BOME's eta weighs its phi_k: any finite eta > 0 (Ye et al., 2022), not
+# the STORM weight's (0, 1]
+_BAD_OWN = {
+    ("BOME", "eta"): [
+        (0, "eta must be a finite number > 0, got 0"),
+        (None, "eta must be a finite number > 0, got None"),
+        (float("inf"), "eta must be a finite number > 0, got inf")],
+}
 
 
 def _bad_cases():
     for name in NAMES:
         params = solver_class(name).parameters
         for key, value, message in _BAD:
+            if (name, key) in _BAD_OWN:
+                continue
             if key in params:
                 extra = {}
                 if name == "FSLA" and key == "step_size":
                     extra = dict(storm_a=0.5)  # storm_a=None: see below
                 yield pytest.param(name, {key: value, **extra}, message,
                                    id=f"{name}-{key}={value!r}")
+    for (name, key), cases in _BAD_OWN.items():
+        for value, message in cases:
+            yield pytest.param(name, {key: value}, message,
+                               id=f"{name}-{key}={value!r}")
 
 
 @pytest.mark.parametrize("name, params, message", list(_bad_cases()))
@@ -378,6 +406,10 @@ CONVERGENCE = {
     "F2SA": (dict(step_size=0.5), 4000, 1e-2),  # 5.1e-4 (3.6e-4..8.6e-4)
     # constant step 0.1: a noise floor, as stocBiO's
     "ITD": ({}, 2000, 3e-2),       # 1.4e-3 (1.3e-3..3.7e-3)
+    # constant step 0.1: BOME at a noise floor from ~500 epochs on (batch
+    # 256: 3.9e-4); PZOBO still decreasing (mid fifth 1.5e-2)
+    "BOME": ({}, 2000, 3e-2),      # 2.4e-3 (1.8e-3..2.8e-3)
+    "PZOBO": ({}, 2000, 3e-2),     # 2.2e-3 (1.0e-3..2.2e-3)
 }
 # Decaying steps keep decreasing: last fifth below the second fifth / 3
 # (seed 0: BSA 27x, TTSA 21x, SUSTAIN 20x, MRBO 20x, FSLA 12x; at least 10x

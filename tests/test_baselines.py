@@ -1,4 +1,4 @@
-"""The nine baselines of docs/baselines.md (``benchmark_utils.
+"""The baselines of docs/baselines.md (``benchmark_utils.
 baselines``) against
 
 * their plain NumPy transcription (tests/reference_baselines.py), iteration
@@ -24,7 +24,7 @@ from conftest import glm_data, problem_of, start_point
 from reference_baselines import BatchOracle, reference_run
 
 ALGORITHMS = ("stocBiO", "AmIGO", "BSA", "TTSA", "SUSTAIN", "MRBO", "VRBO",
-              "FSLA", "F2SA")
+              "FSLA", "F2SA", "BOME", "PZOBO")
 
 # Every field set explicitly; schedules decay (except VRBO's, stocBiO's and
 # AmIGO's constant ones) so that each exponent is exercised; z_ratio != 1 and
@@ -43,6 +43,9 @@ SCHEDULES = {
     "FSLA": dict(exponent_x=0.5, exponent_y=0.5, exponent_z=0.5,
                  storm_a=0.1, exponent_a=0.5),
     "F2SA": dict(exponent_x=4 / 7, exponent_y=5 / 7),
+    "BOME": dict(exponent_x=1 / 3, exponent_y=1 / 3, storm_a=0.7),
+    "PZOBO": dict(exponent_x=0.5, exponent_y=0.25, mu=0.05,
+                  n_gaussian_vectors=3),
 }
 
 
@@ -98,10 +101,12 @@ def test_matches_transcription_logreg(algorithm):
 
 @pytest.mark.parametrize("task, algorithm", [
     ("multilogreg", "F2SA"), ("datacleaning", "F2SA"),
-    ("multilogreg", "VRBO"), ("datacleaning", "MRBO")])
+    ("multilogreg", "VRBO"), ("datacleaning", "MRBO"),
+    ("datacleaning", "BOME"), ("multilogreg", "PZOBO")])
 def test_matches_transcription_softmax_tasks(task, algorithm):
     """F2SA's first-order x oracle (e^{x_c}|W_c|^2; sigma'(x_j) CE_j) on
-    both softmax tasks, and two Hessian baselines, one on each (each
+    both softmax tasks (BOME's on hyper-cleaning, whose g has x in its
+    data part), two Hessian baselines and PZOBO, one on each (each
     (task, family) pair is a compile of its own; the families' code does
     not depend on the task, which the other tests cover)."""
     _compare(glm_data(task), _params(algorithm, step_size=0.2), 12)
@@ -138,6 +143,8 @@ def test_transcription_counts_follow_section5(small_data):
         + 3 * (n + (1 + Q) * m),
         "FSLA": lambda ps: 5 * b + (K - 1) * 7 * b,
         "F2SA": lambda ps: K * (T + 1) * 3 * b,
+        "BOME": lambda ps: K * (T + 3) * b,
+        "PZOBO": lambda ps: K * ((3 + 1) * T + 1) * b,  # 3 directions
     }
     for algorithm, formula in expected.items():
         p = _params(algorithm, Q=Q)

@@ -50,7 +50,7 @@ def test_a_config_converts():
     assert spec["dataset"] == ["covtype"]
     assert spec["n-repetitions"] == 1 and spec["timeout"] == 900
     lines = dict(_params(line) for line in spec["solver"])
-    assert set(lines) == {"SRBA", "AmIGO", "StocBiO"}
+    assert set(lines) == {"SRBA", "AmIGO", "StocBiO", "PZOBO"}
     n, m = covtype.SIZES[1], covtype.SIZES[0]
     srba = lines["SRBA"]
     assert srba["period"] == str(int((n + m) * 8.0 / 64)) == "58101"
@@ -60,10 +60,15 @@ def test_a_config_converts():
     assert srba["sampling"] == "blocks"
     amigo = lines["AmIGO"]
     assert amigo["n_inner_steps"] == amigo["n_z_steps"] == "5"
+    # PZOBO runs on full batches there
+    assert lines["PZOBO"] == {"eval_freq": "1", "mu": "0.1",
+                              "n_gaussian_vectors": "1",
+                              "batch_size": "full", "sampling": "blocks"}
     warnings = _warnings(messages)
     # what is not carried over is named, with the reason
     assert any("covtype: random_state=2442 dropped" in w for w in warnings)
-    assert any(w.startswith("solver PZOBO:") for w in warnings)
+    assert ("note", "PZOBO: the reference runs it on full batches: set "
+            "batch_size=full") in messages
     assert any("StocBiO: the line has no closing ']'" in w for w in warnings)
     assert any("regulariser" in w and "ln 2" in w for w in warnings)
 
@@ -167,7 +172,7 @@ def test_the_converted_config_is_one_benchopt_runs():
     bench = benchmark()
     _check_patterns(bench.get_datasets(), spec["dataset"], "dataset")
     selected = _check_patterns(bench.get_solvers(), spec["solver"], "solver")
-    assert len(selected) == 3
+    assert len(selected) == 4
     for cls, params in selected:
         keys = list(params)
         grids = [v if isinstance(v, list) else [v] for v in params.values()]
@@ -194,10 +199,10 @@ def test_the_command_line(tmp_path, capsys):
     out = tmp_path / "ours.yml"
     assert main([str(source), "--write", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "warning: solver PZOBO:" in err
+    assert "note: PZOBO: the reference runs it on full batches" in err
     assert "note: framework=none dropped" in err
     text = out.read_text()
-    assert "# warning: solver PZOBO:" in text
+    assert "# warning: covtype: random_state=2442 dropped" in text
     assert yaml.safe_load(text)["dataset"] == ["covtype"]
     assert main(["SRBA[period_frac=0.5,step_size=0.25]",
                  "--dataset", "ijcnn1"]) == 0

@@ -261,10 +261,15 @@ def test_a_baseline_family_depends_on_its_family_only():
     vrbo = _deps("core/baseline_loop.py", "Restart", "Logreg")
     assert {"core/restart.py", "core/solves.py", "tasks/logreg.py"} <= vrbo
     assert not vrbo & {"core/momentum.py", "core/penalty.py",
-                       "core/inner_loop.py", "tasks/quadratic.py"}
+                       "core/inner_loop.py", "tasks/quadratic.py",
+                       "core/hessian_free.py"}
+    bome = _deps("core/baseline_loop.py", "ValueFunction", "Quadratic")
+    assert {"core/hessian_free.py", "core/solves.py"} <= bome
+    assert not bome & {"core/restart.py", "core/penalty.py"}
     # the single loop does not depend on any baseline family
     assert not _deps("core/single_loop.py") & {
-        "core/restart.py", "core/momentum.py", "core/baseline_loop.py"}
+        "core/restart.py", "core/momentum.py", "core/baseline_loop.py",
+        "core/hessian_free.py"}
 
 
 def test_imports_inside_functions_are_not_dependencies():

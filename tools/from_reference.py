@@ -15,7 +15,8 @@ dataset (ijcnn1, covtype, mnist: ``benchmark_utils/data/sizes.py``; the
 quadratic: its sizes) or ``--n-samples``, AmIGO's ``n_inner_steps`` sets
 both of our inner loops, and the settings that make our solvers run the
 reference's algorithms are added (SRBA unclipped, SABA's zero-memory
-start, F2SA's exponents: ``benchmark_utils.reference_settings``; and
+start, F2SA's exponents, BOME and PZOBO on full batches:
+``benchmark_utils.reference_settings``; and
 ``sampling=blocks``, the closest to its contiguous batches).
 
 Everything that is not carried over is printed on stderr as a

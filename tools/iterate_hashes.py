@@ -162,14 +162,20 @@ def fingerprints():
     return out
 
 
+# The baselines whose cases the records hold (a baseline added later is
+# checked bitwise by its transcription and chunking tests instead; a case
+# of its own would be missing from every machine's record)
+HASHED_BASELINES = ("stocBiO", "AmIGO", "BSA", "TTSA", "SUSTAIN", "MRBO",
+                    "VRBO", "FSLA", "F2SA")
+
+
 def baseline_fingerprints(task, problem, start):
-    """The nine baselines' cases on one task (``baseline/<task>/<name>/
-    <chunking>``): batch 8, T = Q = 3 so that every loop and VRBO's
+    """The nine recorded baselines' cases on one task (``baseline/<task>/
+    <name>/<chunking>``): batch 8, T = Q = 3 so that every loop and VRBO's
     restarts run within the 60 iterations."""
     from benchmark_utils.algorithms import BaselineConfig, BaselineRun
-    from benchmark_utils.algorithms.baseline import FAMILIES
     out = {}
-    for name in FAMILIES:
+    for name in HASHED_BASELINES:
         cfg = BaselineConfig(algorithm=name, batch_size=8, step_size=0.01,
                              n_inner_steps=3, n_z_steps=3, Q=3, period=7)
         for chunks in CHUNKINGS:

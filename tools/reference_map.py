@@ -20,8 +20,6 @@ from .reference_lines import read_line, text_of, values_of, write_line
 
 # The reference's solvers that have no counterpart here
 NO_COUNTERPART = {
-    "pzobo": "PZOBO (zeroth-order hypergradients)",
-    "bome": "BOME (value-function method)",
     "jaxopt_gd": "jaxopt_GD (implicit differentiation with jaxopt)",
     "jaxopt_itd": "jaxopt_ITD (unrolled differentiation with jaxopt)",
 }

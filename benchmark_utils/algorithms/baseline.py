@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 from ..core import records
 from ..core.baseline_loop import (GAUSS_SEIDEL, INNER, JACOBI, PENALTY,
-                                  RESTART, UNROLLED, family_marker,
-                                  run_baseline)
+                                  RESTART, UNROLLED, VALUE_FUNCTION,
+                                  ZEROTH_ORDER, family_marker, run_baseline)
 from ..core.solves import HIA, NEUMANN, SGD_Z
 from .checks import (check_bool, check_choice, check_exponent,
                      check_integer, check_positive, check_unit, is_number)
-from .common import RunStatus, Steps
+from .common import FULL, RunStatus, Steps, batch_rows
 
 # algorithm: (loop family, inverse-Hessian solver)
 FAMILIES = {
@@ -34,7 +34,15 @@ FAMILIES = {
     "FSLA": (GAUSS_SEIDEL, NEUMANN),
     "F2SA": (PENALTY, NEUMANN),
     "ITD": (UNROLLED, NEUMANN),  # no inverse-Hessian solver: unused
+    "BOME": (VALUE_FUNCTION, NEUMANN),
+    "PZOBO": (ZEROTH_ORDER, NEUMANN),
 }
+# The algorithms that may run on full batches (batch_size="full", the
+# setting of benchmark_bilevel, which runs them so).
+FULL_BATCH = ("BOME", "PZOBO")
+# BOME's phi_k: eta |grad q|^2 only; eta (g(x_k, y_k) - g(x_k, y-hat))
+# needs values of g, which the core's oracles do not compute.
+CHOICE_PHI = ("grad_norm",)
 
 
 @dataclass
@@ -51,7 +59,11 @@ class BaselineConfig(Steps):
     ``exponent_delta``, ``exponent_w``: F2SA's multiplier lambda_0, its
     increments delta_k = delta_lmbda / (k + 1)^exponent_delta, and the w
     step's decay; ``warm_start``: ITD's inner loop starts at y_k (else
-    at the run's y0).
+    at the run's y0); ``storm_a`` is also BOME's eta (the parameter ``eta``
+    of every baseline fills it), ``choice_phi`` BOME's phi_k; ``mu``,
+    ``n_gaussian_vectors``: PZOBO's perturbation radius and number Q of
+    Gaussian directions.  ``batch_size="full"`` (BOME, PZOBO): every batch
+    is its whole level.
     """
     algorithm: str = "stocBiO"
     n_inner_steps: int = 10
@@ -65,6 +77,9 @@ class BaselineConfig(Steps):
     exponent_w: float = 4 / 7
     exponent_delta: float = 6 / 7
     warm_start: bool = True
+    choice_phi: str = "grad_norm"
+    mu: float = 0.1
+    n_gaussian_vectors: int = 10
 
     def validate(self, n=None, m=None):
         check_choice("algorithm", self.algorithm, FAMILIES)
@@ -72,7 +87,17 @@ class BaselineConfig(Steps):
         check_positive("lmbda0", self.lmbda0)
         for name in ("exponent_a", "exponent_w", "exponent_delta"):
             check_exponent(name, getattr(self, name))
-        check_unit("storm_a", self.storm_a)
+        if self.algorithm == "BOME":  # eta > 0 (Ye et al., 2022)
+            check_positive("storm_a", self.storm_a)
+        else:
+            check_unit("storm_a", self.storm_a)
+        if self.choice_phi not in CHOICE_PHI:
+            raise ValueError(
+                f"choice_phi must be one of {list(CHOICE_PHI)}, got "
+                f"{self.choice_phi!r} (phi = eta (g(x, y) - g(x, y-hat)) "
+                "needs values of g, which the core does not compute)")
+        check_positive("mu", self.mu)
+        check_integer("n_gaussian_vectors", self.n_gaussian_vectors, 1)
         if not (is_number(self.delta_lmbda)
                 and math.isfinite(self.delta_lmbda)
                 and self.delta_lmbda >= 0):
@@ -87,6 +112,16 @@ class BaselineConfig(Steps):
         check_bool("warm_start", self.warm_start)
         return self
 
+    def check_batch_size(self, n=None, m=None):
+        """An integer in [1, min(n, m)], or ``"full"`` for ``FULL_BATCH``."""
+        if self.batch_size == FULL and self.algorithm in FULL_BATCH:
+            return
+        if self.batch_size == FULL:
+            raise ValueError(
+                f"batch_size must be an integer >= 1, got 'full' (full "
+                f"batches: {', '.join(FULL_BATCH)} only)")
+        super().check_batch_size(n, m)
+
     def numeric(self, cross_in_data=True):
         """The ``records.BConfig`` of this (validated) configuration
         (``cross_in_data``: the task's ``TaskSpec`` field)."""
@@ -94,7 +129,7 @@ class BaselineConfig(Steps):
         T = 1 if self.algorithm == "TTSA" else int(self.n_inner_steps)
         return records.BConfig(
             family=family_marker(family), solver=solver,
-            batch=int(self.batch_size), alpha=float(self.alpha),
+            batch=batch_rows(self.batch_size), alpha=float(self.alpha),
             beta=float(self.beta), gamma=float(self.gamma),
             exp_x=float(self.exponent_x), exp_y=float(self.exponent_y),
             exp_z=float(self.exponent_z), n_inner=T, n_z=int(self.n_z_steps),
@@ -104,7 +139,8 @@ class BaselineConfig(Steps):
             exp_w=float(self.exponent_w),
             exp_delta=float(self.exponent_delta),
             blocks=bool(self.sampling == "blocks"),
-            cross=bool(cross_in_data), warm=bool(self.warm_start))
+            cross=bool(cross_in_data), warm=bool(self.warm_start),
+            mu=float(self.mu), n_dirs=int(self.n_gaussian_vectors))
 
 
 class BaselineRun(RunStatus):
@@ -121,7 +157,8 @@ class BaselineRun(RunStatus):
         self._start(problem, config, (x0, y0, z0), seed, "one")
         unrolled = FAMILIES[config.algorithm][0] == UNROLLED
         self.work = records.make_bwork(
-            problem.dim_x, problem.dim_y, config.batch_size,
+            problem.dim_x, problem.dim_y, batch_rows(config.batch_size),
+            int(config.n_inner_steps),
             int(config.n_inner_steps) if unrolled else 0)
         self.work.ypen[:] = self.iterates.y
         self.work.ystart[:] = self.iterates.y

@@ -17,6 +17,14 @@ from ..core.sampling import draw_batch, identity_perm
 from .checks import (SAMPLING_CHOICES, check_batch, check_choice,
                      check_exponent, check_positive)
 
+FULL = "full"  # batch_size of full batches (the baselines that allow it)
+
+
+def batch_rows(batch_size):
+    """Samples per batch buffer: ``batch_size``, 0 for ``"full"`` (a full
+    batch reads its level's rows in place)."""
+    return 0 if batch_size == FULL else int(batch_size)
+
 
 @dataclass
 class Steps:
@@ -41,6 +49,10 @@ class Steps:
             check_positive(name, getattr(self, name))
         for name in ("exponent_x", "exponent_y", "exponent_z"):
             check_exponent(name, getattr(self, name))
+        self.check_batch_size(n, m)
+
+    def check_batch_size(self, n=None, m=None):
+        """``batch_size``: an integer in [1, min(n, m)]."""
         check_batch(self.batch_size, n, m)
 
     @property
@@ -93,7 +105,8 @@ class RunStatus:
         self.orders = None
         if config.sampling == "blocks":
             self.orders = block_orders(self.stream.rng, p.n, p.m)
-        self.levels = records.make_levels(p, table, config.batch_size,
+        self.levels = records.make_levels(p, table,
+                                          batch_rows(config.batch_size),
                                           self.orders)
         self.iterates = records.make_iterates(x0, y0, z0)
 

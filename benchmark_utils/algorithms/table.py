@@ -67,7 +67,8 @@ SINGLE_LOOP = Kind(
     solver_only=("eval_freq", "random_state"))
 
 # The baselines keep benchmark_bilevel's parameter names (``n_shia_steps``,
-# ``eta``, ...); ``eta`` is the STORM weight there, not gamma.
+# ``eta``, ...); ``eta`` is the STORM weight there (BOME's eta, the
+# weight of its phi_k, fills the same field), not gamma.
 BASELINE = Kind(
     config=BaselineConfig, run=BaselineRun,
     common=dict(batch_size=64, step_size=0.1, outer_ratio=1.0,
@@ -171,6 +172,12 @@ ALGORITHMS = {
     "ITD": _baseline(
         "ITD", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10,
         warm_start=True, eval_freq=16),
+    "BOME": _baseline(
+        "BOME", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10, eta=0.5,
+        choice_phi="grad_norm", eval_freq=16),
+    "PZOBO": _baseline(
+        "PZOBO", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10, mu=0.1,
+        n_gaussian_vectors=10, eval_freq=2),
     # benchmark_bilevel's jaxopt_GD (docs/baselines.md §3)
     "ImplicitGD": Algorithm(EXACT, {}, dict(exponent_x=0.0, tol=1e-10,
                                             eval_freq=1)),

@@ -7,7 +7,7 @@ The family reaches the loop as its marker (``BConfig.family``,
 ``jit.markers``), as the task does (``tasks``): its numba type names the
 family, and ``family_loop`` compiles that family's
 iteration only.  A baseline run compiles its own family on its own task
-(about a fifth of the loop every family would make), and numba caches each
+(a fraction of the loop every family would make), and numba caches each
 (family, task) on its own.
 """
 import inspect
@@ -17,6 +17,7 @@ from numba.extending import overload
 from ..jit.markers import code_of, make_markers
 from ..jit.refcount import NO_REFCOUNT
 from ..numba_cache import njit, register_switch
+from .hessian_free import bome_iteration, pzobo_iteration
 from .inner_loop import inner_iteration
 from .momentum import fsla_iteration, jacobi_iteration
 from .penalty import f2sa_iteration
@@ -34,8 +35,11 @@ FAMILIES = (
     ("Restart", "restart", vrbo_iteration),
     ("Penalty", "penalty", f2sa_iteration),
     ("Unrolled", "iterative-differentiation", itd_iteration),
+    ("ValueFunction", "value-function", bome_iteration),
+    ("ZerothOrder", "zeroth-order", pzobo_iteration),
 )
-INNER, JACOBI, GAUSS_SEIDEL, RESTART, PENALTY, UNROLLED = range(len(FAMILIES))
+INNER, JACOBI, GAUSS_SEIDEL, RESTART, PENALTY, UNROLLED, VALUE_FUNCTION, \
+    ZEROTH_ORDER = range(len(FAMILIES))
 FAMILY_NAMES = {code: label for code, (_, label, _) in enumerate(FAMILIES)}
 FAMILY_MARKERS = make_markers([name for name, _, _ in FAMILIES], __name__)
 ITERATIONS = {code: step for code, (_, _, step) in enumerate(FAMILIES)}

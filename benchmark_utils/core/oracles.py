@@ -1,6 +1,6 @@
 """Batch oracles of the baselines (docs/baselines.md §1): weighted means of
 one level's directions on a set of samples at one point, the exact
-regularisation parts, and the x-gradient of g (F2SA).
+regularisation parts, and the x-gradient of g (F2SA, BOME).
 
 Every oracle of stocBiO, AmIGO, BSA, TTSA, SUSTAIN, MRBO, VRBO, FSLA and
 F2SA is one call of ``level_mean`` (or, for the same batch at two points,
@@ -120,7 +120,7 @@ def reg_at(model, x, y, w, rx, ry, rz, with_x):
 @njit(cache=True, **NO_REFCOUNT)
 def grad_x_g(model, levels, stream, ids, count, x, y, c, ox, rx):
     """``ox += c * grad_x g_J(x, y)`` = c (mean_J grad_x G_j + grad_x R)
-    (F2SA), counting ``count``; ``rx`` is scratch."""
+    (F2SA, BOME), counting ``count``; ``rx`` is scratch."""
     stream.counters[N_SAMPLES] += count
     level = levels[1]
     gradx_g(model.task, level.X, level.yv, model.params, ids, 0, count, x, y,

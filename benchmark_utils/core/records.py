@@ -242,13 +242,19 @@ class BWork(NamedTuple):
     # (b,) int64: a multi-step block's current batch (the next is drawn
     # ahead into the level's perm)
     jbuf: np.ndarray
-    # ITD: the run's y0 (the start of every inner loop without warm
-    # start), and the inner loop's iterates y_0..y_{T-1} (T, dim_y) and
-    # batches J_0..J_{T-1} (T, b), kept for the backward pass; (0, ...)
-    # in the other families
+    # ITD, BOME, PZOBO: the start of every inner run (ITD without warm
+    # start: the run's y0; PZOBO: y_k) and the batches J_0..J_{T-1} of T
+    # recorded steps (T, b) int64
     ystart: np.ndarray
+    steps: np.ndarray
+    # ITD: the inner loop's iterates y_0..y_{T-1} (T, dim_y), kept for the
+    # backward pass; (0, dim_y) in the other families
     ytraj: np.ndarray
-    jtraj: np.ndarray
+    # BOME, PZOBO (core/hessian_free.py)
+    yhat: np.ndarray   # y after T steps from y_k (BOME's y-hat, PZOBO's
+    #                    perturbed y^T(x_k + mu u_j))
+    xpert: np.ndarray  # PZOBO: x_k + mu u_j
+    gauss: np.ndarray  # PZOBO: the Gaussian direction u_j
 
 
 class BConfig(NamedTuple):
@@ -269,7 +275,8 @@ class BConfig(NamedTuple):
     n_inner: int       # inner steps T (Level.T is a level's table)
     n_z: int           # AmIGO's linear-system steps T_z
     Q: int             # Neumann / HIA length
-    storm_a: float     # STORM weight a_k = storm_a / (k + 1)^exp_a
+    storm_a: float     # STORM weight a_k = storm_a / (k + 1)^exp_a;
+    #                    BOME's eta
     exp_a: float
     period: int        # VRBO: outer iterations between restarts
     lmbda0: float      # F2SA
@@ -279,19 +286,22 @@ class BConfig(NamedTuple):
     blocks: bool
     cross: bool        # the task's g data part depends on x (TaskSpec)
     warm: bool         # ITD: each inner loop starts at y_k (else at y0)
+    mu: float          # PZOBO: the perturbation radius
+    n_dirs: int        # PZOBO: Gaussian directions per outer iteration
 
 
-def make_bwork(dx, dy, batch_size, n_traj=0):
-    """The ``BWork`` of a run; ``n_traj``: the inner steps an ITD run
-    keeps (0 in the other families)."""
+def make_bwork(dx, dy, batch_size, n_steps=1, n_traj=0):
+    """The work vectors of a baseline run (``batch_size``: rows of a
+    batch; ``n_steps`` rows of recorded batches; ``n_traj``: the inner
+    iterates an ITD run keeps, 0 in the other families)."""
     def vec(d):
         return np.zeros(d)
     xs = {name: vec(dx) for name in ("ux", "ux2", "d", "d2", "vx", "rx",
-                                     "tx")}
+                                     "tx", "xpert", "gauss")}
     ys = {name: vec(dy) for name in ("r", "r2", "w1", "w2", "s", "s2", "hv",
                                      "vy", "gy", "gy2", "ry", "rz", "ty",
-                                     "tz", "ypen", "zero")}
+                                     "tz", "ypen", "zero", "yhat", "ystart")}
     return BWork(**xs, **ys, none=np.zeros(0), lam=np.zeros(1),
-                 jbuf=np.zeros(batch_size, dtype=np.int64), ystart=vec(dy),
-                 ytraj=np.zeros((n_traj, dy)),
-                 jtraj=np.zeros((n_traj, batch_size), dtype=np.int64))
+                 jbuf=np.zeros(batch_size, dtype=np.int64),
+                 steps=np.zeros((n_steps, batch_size), dtype=np.int64),
+                 ytraj=np.zeros((n_traj, dy)))

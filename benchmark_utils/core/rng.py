@@ -3,8 +3,11 @@
 The generator state is a plain ``uint64[4]`` array owned by the run, so a run
 never touches numba's global RNG: the same seed gives the same stream whatever
 else runs in the process (Blackman & Vigna, "Scrambled linear pseudorandom
-number generators", ACM TOMS 2021).
+number generators", ACM TOMS 2021).  Standard normals (PZOBO's Gaussian
+directions) come from two uniforms each by the Box-Muller transform.
 """
+import math
+
 import numpy as np
 from numba import uint64
 
@@ -69,3 +72,14 @@ def uniform(state):
 def randint(state, n):
     """An integer uniform on {0, ..., n-1} (bias below n / 2**53)."""
     return int(uniform(state) * n)
+
+
+@njit(cache=True)
+def normal(state):
+    """A standard normal float64 from two uniforms u1, u2 (Box and Muller,
+    "A note on the generation of random normal deviates", Ann. Math.
+    Statist. 1958): ``sqrt(-2 ln(1 - u1)) cos(2 pi u2)``, the cosine of the
+    pair only, so that every normal takes the same two draws."""
+    u1 = uniform(state)
+    u2 = uniform(state)
+    return math.sqrt(-2.0 * math.log(1.0 - u1)) * math.cos(2.0 * math.pi * u2)

@@ -22,7 +22,7 @@ H^{-1} grad_y f_I: z is ITD's estimate of z*(x).
 
 The forward loop is B1 (``solves.sgd_y``) made of the same blocks
 (``step_batch``, ``grad_y_g``) with its iterates and batches kept in
-``work.ytraj``, ``work.jtraj`` (allocated once per run); the backward
+``work.ytraj``, ``work.steps`` (allocated once per run); the backward
 pass is one ``oracles.level_mean`` call per step, whose weights give the
 cross term and the Hessian-vector product at once.
 """
@@ -48,7 +48,7 @@ def itd_iteration(model, levels, iterates, work, cfg, stream, k):
     for t in range(T):  # forward: B1, keeping y_t and J_t
         ids = step_batch(stream, levels[G], b, cfg.blocks, t, T, work)
         copy_into(work.ytraj[t], y)
-        keep(work.jtraj[t], ids, b)
+        keep(work.steps[t], ids, b)
         grad_y_g(model, levels, stream, ids, b, x, y, work.gy, work)
         for c in range(dy):
             y[c] -= beta_k * work.gy[c]
@@ -69,7 +69,7 @@ def itd_iteration(model, levels, iterates, work, cfg, stream, k):
             z[c] += beta_k * v[c]
         work.hv[:] = 0.0
         # d -= beta_k mean_J hess_xy G_j v; hv = mean_J hess_yy G_j v
-        level_mean(G, model, levels, stream, work.jtraj[t], b, (x, yt, v),
+        level_mean(G, model, levels, stream, work.steps[t], b, (x, yt, v),
                    (cx, 0.0, 1.0), (d, work.ty, work.hv))
         # exact parts: rx(v) - rx(0) = -hess_xy R v, rz = hess_yy R v
         reg_at(model, x, yt, v, work.rx, work.ry, work.rz, True)
