@@ -82,3 +82,14 @@ def test_diverged_runs_are_labelled_and_marked_where_they_stop():
         crosses = [ln for ln in ax.get_lines() if ln.get_marker() == "x"]
         assert len(crosses) == 1  # the diverged run's last point
         assert crosses[0].get_ydata()[0] == 1e200
+
+
+def test_study_views_draw_test_error_and_h_against_time_and_samples():
+    df = _results().query("dataset_name.str.startswith('digits')").copy()
+    df["objective_value"] = 1.0 / (1.0 + df["objective_epochs"])
+    fig = figures.dataset_figure(df, "digits", views=figures.STUDY_VIEWS)
+    axes = [a for a in fig.axes if a.get_visible()]
+    assert [(a.get_ylabel(), a.get_xlabel()) for a in axes] == [
+        ("test error", "time (s)"), ("test error", "sample evaluations"),
+        ("H(x) (validation loss)", "time (s)"),
+        ("H(x) (validation loss)", "sample evaluations")]

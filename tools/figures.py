@@ -3,13 +3,17 @@ results file, as PNG and PDF, plus a self-contained HTML page that opens
 offline (benchopt's own page loads plotly from the internet).
 
     python -m tools.figures outputs/<run>.parquet [--out figures/]
-        [--band 0.2] [--points 200]
+        [--band 0.2] [--points 200] [--views paper|study]
 
 One figure per dataset, one panel per view that the results support:
 
 - test error vs time (logistic tasks; ``objective_test_error``);
 - suboptimality H(x) - H(x*) vs time (where it is known: Simulated);
 - ‖∇H‖² vs time, vs sample evaluations and vs epochs.
+
+``--views study`` draws instead the test error and H(x) (the validation
+loss) against time and against sample evaluations (the tuning study of
+docs/fashion_study.md).
 
 Each curve is the median over repetitions with a quantile band
 (``--band q``: from q to 1 - q), every run's curve held constant between its
@@ -45,6 +49,15 @@ VIEWS = (  # (metric column, x column, y label, x label)
     ("objective_grad_norm2", "objective_epochs", "‖∇H(x)‖²",
      "epochs (samples / (n + m))"),
 )
+STUDY_VIEWS = (
+    ("objective_test_error", "time", "test error", "time (s)"),
+    ("objective_test_error", "objective_n_samples", "test error",
+     "sample evaluations"),
+    ("objective_value", "time", "H(x) (validation loss)", "time (s)"),
+    ("objective_value", "objective_n_samples", "H(x) (validation loss)",
+     "sample evaluations"),
+)
+VIEW_SETS = {"paper": VIEWS, "study": STUDY_VIEWS}
 
 
 def run_curves(df, metric, x):
@@ -110,12 +123,12 @@ def median_band(curves, grid, band):
     return med, lo, hi
 
 
-def dataset_figure(df, dataset, band=0.2, points=200):
+def dataset_figure(df, dataset, band=0.2, points=200, views=VIEWS):
     """The matplotlib figure of one dataset, or None if no view applies."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    views = [v for v in VIEWS if v[0] in df.columns
+    views = [v for v in views if v[0] in df.columns
              and np.isfinite(df[v[0]].to_numpy(dtype=float)).any()]
     if not views:
         return None
@@ -175,7 +188,7 @@ def slug(name):
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", name)[:120].strip("_")
 
 
-def render(results, out, band=0.2, points=200):
+def render(results, out, band=0.2, points=200, views=VIEWS):
     """Write one PNG and one PDF per dataset and ``index.html``; return the
     list of PNG paths."""
     df = pd.read_parquet(results) if str(results).endswith(".parquet") \
@@ -186,7 +199,7 @@ def render(results, out, band=0.2, points=200):
     import matplotlib.pyplot as plt
     for i, (dataset, d) in enumerate(df.groupby("dataset_name",
                                                 sort=False)):
-        fig = dataset_figure(d, dataset, band, points)
+        fig = dataset_figure(d, dataset, band, points, views)
         if fig is None:
             continue
         stem = f"{i:02d}_{slug(dataset)}"
@@ -217,12 +230,16 @@ def main(argv=None):
     p.add_argument("--band", type=float, default=0.2,
                    help="quantile band from q to 1 - q (default 0.2)")
     p.add_argument("--points", type=int, default=200)
+    p.add_argument("--views", default="paper", choices=sorted(VIEW_SETS),
+                   help="paper: test error, suboptimality, ||grad H||^2; "
+                        "study: test error and H vs time and samples")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
     if not 0 <= args.band < 0.5:
         p.error(f"--band must be in [0, 0.5), got {args.band}")
     if not Path(args.results).is_file():
         p.error(f"no such results file: {args.results}")
-    pngs = render(args.results, args.out, args.band, args.points)
+    pngs = render(args.results, args.out, args.band, args.points,
+                  VIEW_SETS[args.views])
     print(f"{len(pngs)} figures (PNG + PDF) and {Path(args.out) / 'index.html'}"
           " (self-contained, opens offline)")
     return 0
