@@ -19,5 +19,5 @@ class Dataset(BaseDataset):
 
     def get_data(self):
         return small.breast_cancer_task(
-            seed=self.get_seed(use_repetition=False)) | dict(
+            seed=self.get_seed(use_repetition=True)) | dict(
                 tuning_key="breast_cancer")

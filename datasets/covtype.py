@@ -44,5 +44,5 @@ class Dataset(BaseDataset):
         check_dtype(self.dtype)
         return features_as(covtype.covtype_task(
             self._arrays(), sizes=(self.n_train, self.n_val, self.n_test),
-            seed=self.get_seed(use_repetition=False)), self.dtype) | dict(
+            seed=self.get_seed(use_repetition=True)), self.dtype) | dict(
                 tuning_key="covtype")

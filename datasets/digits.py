@@ -24,5 +24,5 @@ class Dataset(BaseDataset):
     def get_data(self):
         return small.digits_task(
             ratio=self.ratio, l2_reg=self.l2_reg,
-            seed=self.get_seed(use_repetition=False)) | dict(
+            seed=self.get_seed(use_repetition=True)) | dict(
                 tuning_key="digits")

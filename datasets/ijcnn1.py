@@ -43,5 +43,5 @@ class Dataset(BaseDataset):
         check_dtype(self.dtype)
         return features_as(ijcnn1.ijcnn1_task(
             self._arrays(), n_train=self.n_train, n_val=self.n_val,
-            seed=self.get_seed(use_repetition=False)), self.dtype) | dict(
+            seed=self.get_seed(use_repetition=True)), self.dtype) | dict(
                 tuning_key="ijcnn1")

@@ -10,7 +10,7 @@ class Dataset(BaseDataset):
 
     ``n_train`` (lower level, labels corrupted: each replaced with
     probability ``ratio`` by a class drawn uniformly among the 10) and
-    ``n_val`` (upper level, clean) samples come from a seeded split of the
+    ``n_val`` (upper level, clean) samples come from a split of the
     60 000 training images; test = the first ``n_test`` of the 10 000 t10k
     images. ``l2_reg`` is C_r of g = mean_i sigmoid(x_i) CE_i + C_r |y|^2.
 
@@ -67,6 +67,6 @@ class Dataset(BaseDataset):
         return features_as(mnist.mnist_task(
             self._arrays(), n_train=self.n_train, n_val=self.n_val,
             n_test=self.n_test, ratio=self.ratio, l2_reg=self.l2_reg,
-            seed=self.get_seed(use_repetition=False)), self.dtype) | dict(
+            seed=self.get_seed(use_repetition=True)), self.dtype) | dict(
                 tuning_key=("fashion-mnist" if self.variant == "fashion"
                             else "mnist"))

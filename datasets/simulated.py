@@ -8,7 +8,8 @@ class Dataset(BaseDataset):
 
     ``n`` UL (validation) and ``m`` LL (training) samples, each a data row;
     ``mu`` and ``cond`` set the exact spectrum of hess_yy g; ``z_star_norm``
-    sets |z*(x*)| (see ``benchmark_utils/simulated.py``).
+    sets |z*(x*)| (see ``benchmark_utils/simulated.py``).  Each
+    repetition draws its own instance.
     """
     name = "Simulated"
     requirements = []
@@ -24,10 +25,14 @@ class Dataset(BaseDataset):
     }
     test_parameters = {"n, m": [(200, 300)], "dim_x, dim_y": [(5, 10)]}
 
+    def prepare(self):
+        """Nothing to fetch: the data are drawn in ``get_data``."""
+
     def get_data(self):
+        # Each repetition draws its own problem (docs/datasets.md).
         return make_quadratic(
             n=self.n, m=self.m, dim_x=self.dim_x, dim_y=self.dim_y,
             mu=self.mu, cond=self.cond, lam=self.lam, noise=self.noise,
             z_star_norm=self.z_star_norm,
-            seed=self.get_seed(use_repetition=False)) | dict(
+            seed=self.get_seed(use_repetition=True)) | dict(
                 tuning_key="Simulated")

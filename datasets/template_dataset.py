@@ -49,9 +49,15 @@ class Dataset(BaseDataset):
     parameters = {"n_samples": [600], "n_features": [10]}
     test_parameters = {"n_samples": [120], "n_features": [5]}
 
+    def prepare(self):
+        """Nothing to fetch here; a dataset that downloads files does it
+        here (``benchopt prepare``), once, without the run's seed."""
+
     def get_data(self):
-        # Seeded by benchopt: the same arrays for every repetition.
-        rng = np.random.default_rng(self.get_seed(use_repetition=False))
+        # Seeded by benchopt and the repetition: each repetition of a
+        # ``benchopt run -r R`` has its own split (and, here, its own
+        # arrays); a repetition's seed is the same for every solver.
+        rng = np.random.default_rng(self.get_seed(use_repetition=True))
         X, labels = load_arrays(self.n_samples, self.n_features, rng)
         # A seeded split train / validation / test (half, quarter,
         # quarter), standardised with the training split's statistics.

@@ -20,5 +20,5 @@ class Dataset(BaseDataset):
 
     def get_data(self):
         return small.wine_task(
-            seed=self.get_seed(use_repetition=False)) | dict(
+            seed=self.get_seed(use_repetition=True)) | dict(
                 tuning_key="wine")

@@ -29,12 +29,12 @@ def dataset_class(name):
     return next(d for d in benchmark().get_datasets() if d.name == name)
 
 
-def dataset(name, **params):
-    """A benchopt dataset instance with a run context (seeded, repetition
-    0), ready for ``get_data()``."""
+def dataset(name, repetition=0, **params):
+    """A benchopt dataset instance with a run context (base seed 0,
+    ``repetition``), ready for ``get_data()``."""
     instance = dataset_class(name).get_instance(**params)
-    RunContext().set_run_context("dummy", instance, "dummy", repetition=0,
-                                 base_seed=0)
+    RunContext().set_run_context("dummy", instance, "dummy",
+                                 repetition=repetition, base_seed=0)
     return instance
 
 

@@ -951,6 +951,15 @@ def check_contract(data, task, sizes, n_features, n_classes=None, key=None):
         assert data["y_train_clean"].dtype == np.float64
 
 
+def assert_other_split(data, other_repetition):
+    """Another repetition draws another split: the same sizes, other
+    validation samples."""
+    other = other_repetition.get_data()
+    for key in SPLITS:
+        assert data[key].shape == other[key].shape, key
+    assert not np.array_equal(data["X_val"], other["X_val"])
+
+
 @pytest.mark.parametrize("name, task, sizes, n_features, n_classes", [
     ("digits", "datacleaning", small.DIGITS_SIZES, 64, 10),
     ("breast_cancer", "logreg", small.BREAST_CANCER_SIZES, 30, None),
@@ -964,6 +973,7 @@ def test_offline_datasets(name, task, sizes, n_features, n_classes):
     again = bench_helpers.dataset(name).get_data()
     for key in SPLITS:
         np.testing.assert_array_equal(data[key], again[key])
+    assert_other_split(data, bench_helpers.dataset(name, repetition=1))
     if task == "datacleaning":
         changed = np.mean(data["y_train"] != data["y_train_clean"])
         assert abs(changed - 0.5 * 0.9) < 0.06
@@ -992,6 +1002,8 @@ def test_download_datasets_with_local_files(tmp_path, monkeypatch):
     assert classes["mnist"].local_data_available(variant="mnist")
     data = ds.get_data()
     check_contract(data, "datacleaning", (16, 8, 10), 784, 10, key="mnist")
+    assert_other_split(data, bench_helpers.dataset(
+        "mnist", repetition=1, n_train=16, n_val=8, n_test=10))
     assert (tmp_path / "cache" / "mnist.npz").is_file()
 
     (tmp_path / "ijcnn1").mkdir()
@@ -1000,12 +1012,16 @@ def test_download_datasets_with_local_files(tmp_path, monkeypatch):
     assert classes["ijcnn1"].local_data_available()
     data = bench_helpers.dataset("ijcnn1", n_train=None, n_val=20).get_data()
     check_contract(data, "logreg", (40, 20, 20), 22, key="ijcnn1")
+    assert_other_split(data, bench_helpers.dataset(
+        "ijcnn1", repetition=1, n_train=None, n_val=20))
 
     (tmp_path / "covtype").mkdir()
     write(tmp_path / "covtype" / "covtype.data.gz", covtype_csv(60, 0)[0])
     assert classes["covtype"].local_data_available()
     data = bench_helpers.dataset("covtype", n_train=30, n_val=15, n_test=15).get_data()
     check_contract(data, "multilogreg", (30, 15, 15), 54, 7, key="covtype")
+    assert_other_split(data, bench_helpers.dataset(
+        "covtype", repetition=1, n_train=30, n_val=15, n_test=15))
     assert sorted(os.listdir(tmp_path / "cache")) == [
         "covtype.npz", "ijcnn1.npz", "mnist.npz"]
     with warnings.catch_warnings():
