@@ -15,7 +15,7 @@ from optuna.trial import TrialState
 
 from bench_helpers import ROOT, SMALL, objective_for, solver_class
 from tools import paper_grid
-from tools.tune import cli, run, space, study as tstudy, workers
+from tools.tune import cli, report, run, space, study as tstudy, workers
 
 SOLVERS = "SPABA,SOBA"
 # steps where these solvers run on SMALL (the default ranges, the paper's
@@ -83,16 +83,40 @@ def test_end_to_end_equal_budgets_and_written_config(tmp_path, capsys):
     assert conf["dataset"] == [SMALL] and conf["n-repetitions"] == 5
     assert "tools.tune" in config.read_text()
     objective = objective_for(dict(n=200, m=300, dim_x=5, dim_y=10))
+    assert conf["max-runs"] == report.MAX_RUNS
     for spec in conf["solver"]:
         name, _, params = _extract_options(spec)
         best = rec["solvers"][name]["best"]["parameters"]
         params = {k: v[0] if isinstance(v, list) else v
                   for k, v in params.items()}
+        # eval_freq: the iterations of epochs / 63 at the solver's rate
+        rate = rec["solvers"][name]["samples_per_iteration"]
+        freq = params.pop("eval_freq")
+        assert freq == rec["solvers"][name]["eval_freq"] == max(1, round(
+            2.0 * 500 / report.CALLS_AT_BUDGET / rate))
         assert params == pytest.approx(best)
         solver = solver_class(name).get_instance(**params)
         solver.set_objective(**objective.get_objective())
         for key, value in best.items():
             assert getattr(solver.cfg, key) == pytest.approx(value), key
+
+
+def test_eval_freq_puts_every_solver_on_one_grid_of_samples():
+    """A solver drawing a full pass per iteration and one drawing a
+    minibatch get eval_freq in the ratio of their rates, at least 1."""
+    n_samples = 25_000
+    page = report.eval_freq(10, n_samples, 0.95 * n_samples)
+    minibatch = report.eval_freq(10, n_samples, 4 * 64)
+    assert page == 1
+    assert minibatch == round(10 * n_samples / 63 / 256) == 16
+    assert report.eval_freq(10, n_samples, 1e-3) > 1e6
+    # the written rates are the runs' own: a SOBA iteration draws 4
+    # minibatches (f, g, and the z and x directions' batches)
+    runner = run.Runner(SMALL)
+    assert runner.samples_per_iteration(
+        "SOBA", dict(batch_size=8), 1.0) == pytest.approx(
+            runner.samples_per_iteration("SOBA", dict(batch_size=16), 1.0)
+            / 2)
 
 
 def test_resume_runs_only_the_remaining_trials(tmp_path, monkeypatch):
@@ -103,8 +127,11 @@ def test_resume_runs_only_the_remaining_trials(tmp_path, monkeypatch):
                  for t in _trials(st)]
              for s, st in _studies(storage, _argv(storage, 2)).items()}
     assert len(calls) == 4  # 2 solvers x 2 trials
+    first_elapsed = _record(storage)["elapsed_seconds"]
     cli.main(_argv(storage, 4))
     assert len(calls) == 8  # only the 2 missing trials of each solver
+    # the record's wall time is the whole tuning's, both invocations
+    assert _record(storage)["elapsed_seconds"] > first_elapsed
     for name, st in _studies(storage, _argv(storage, 4)).items():
         trials = _trials(st)
         assert len(trials) == 4

@@ -1,18 +1,19 @@
 """The command line of ``python -m tools.tune`` (see the package
 docstring)."""
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
 
 import optuna
 
-from .report import (config_text, record, record_path, summary,
-                     write_record)
+from .report import (config_text, record, record_path, solver_record,
+                     summary, write_record)
 from .run import METRICS, Runner, check_metric
 from .space import (SOLVERS, check_fixed, check_solvers, parse_fixed,
                     parse_range)
-from .study import PRUNERS, Settings, prepare
+from .study import PRUNERS, Settings, load_study, open_storage, prepare
 from .workers import Slots, run_parallel, work
 
 
@@ -98,6 +99,35 @@ def settings_of(args):
                     seed=args.seed, ranges=ranges, fixed=fixed)
 
 
+def earlier_elapsed(rec_path, settings, todo):
+    """Wall time of the earlier runs of a resumed tuning, from its record
+    (0 for a fresh one), so that the record's ``elapsed_seconds`` is the
+    whole tuning's."""
+    fresh = sum(todo.values()) == settings.trials * len(settings.solvers)
+    if fresh or not Path(rec_path).is_file():
+        return 0.0
+    try:
+        earlier = json.loads(Path(rec_path).read_text())
+    except ValueError:
+        return 0.0
+    return float(earlier.get("elapsed_seconds", 0.0))
+
+
+def best_rates(runner, settings):
+    """Sample evaluations per iteration of each solver's best
+    configuration, over the first of its evaluation points (for the run
+    config's ``eval_freq``)."""
+    rates = {}
+    storage = open_storage(settings.storage)
+    for solver in settings.solvers:
+        best = solver_record(load_study(storage, settings, solver),
+                             settings, solver)["best"]
+        if best is not None:
+            rates[solver] = runner.samples_per_iteration(
+                solver, best["parameters"], settings.epochs / settings.evals)
+    return rates
+
+
 def main(argv=None):
     p = parser()
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
@@ -117,7 +147,11 @@ def main(argv=None):
             work(settings, Slots(todo), runner=runner)
         else:
             run_parallel(settings, todo, args.jobs)
-    rec = record(settings, runner.tuning_key, time.perf_counter() - t0)
+    elapsed = time.perf_counter() - t0 + earlier_elapsed(
+        rec_path, settings, todo)
+    rates = best_rates(runner, settings) if args.write else None
+    rec = record(settings, runner.tuning_key, elapsed, rates,
+                 runner.n_samples)
     write_record(rec_path, rec)
     print(summary(rec))
     print(f"\nrecord written to {rec_path}")

@@ -2,6 +2,16 @@
 storage), the run config of each solver's best configuration, and the
 ``TUNED`` entry of ``benchmark_utils/tuned.py`` to paste.
 
+The run config evaluates every solver on the same grid of sample
+evaluations: benchopt evaluates at callback calls 0, 1, 2, 3, 4, 6, 9,
+..., 42, 63, 94 (x1.5; 13 points with ``max-runs: 12``), and a callback
+runs ``eval_freq`` iterations, so each solver's ``eval_freq`` is the
+iterations of ``epochs / CALLS_AT_BUDGET`` epochs at its measured rate:
+call 63 falls at the tuning's epoch budget and the last point at 1.5
+times it, whatever an iteration costs.  (With one ``eval_freq`` for all,
+a solver drawing a full pass per iteration would be first evaluated a
+hundred epochs after one drawing a minibatch.)
+
 Every solver is ranked on its first ``trials`` counted trials (by trial
 number), so that budgets stay equal even when a study holds more; the best
 is the complete trial of lowest criterion (pruned and diverged trials are
@@ -18,6 +28,9 @@ from optuna.trial import TrialState
 from benchmark_utils.tuned import TUNABLE
 
 from .study import COUNTED, load_study, open_storage
+
+CALLS_AT_BUDGET = 63  # the callback call of benchopt's 12th point
+MAX_RUNS = 12  # benchopt's -n: points at calls 0, 1, ..., 63, 94
 
 
 def _trial_row(t):
@@ -57,11 +70,24 @@ def solver_record(study, settings, solver):
         all_trials=[_trial_row(t) for t in trials])
 
 
-def record(settings, tuning_key, elapsed=None):
-    """The record of every solver's study."""
+def eval_freq(epochs, n_samples, samples_per_iteration):
+    """Iterations between two callback calls so that call
+    ``CALLS_AT_BUDGET`` falls at ``epochs`` epochs (at least 1)."""
+    per_call = epochs * n_samples / CALLS_AT_BUDGET
+    return max(1, round(per_call / samples_per_iteration))
+
+
+def record(settings, tuning_key, elapsed=None, rates=None, n_samples=None):
+    """The record of every solver's study; ``rates`` (solver -> sample
+    evaluations per iteration of its best configuration) and ``n_samples``
+    (n + m) give each its ``eval_freq`` in the run config."""
     storage = open_storage(settings.storage)
     solvers = {s: solver_record(load_study(storage, settings, s), settings, s)
                for s in settings.solvers}
+    for solver, rate in (rates or {}).items():
+        solvers[solver]["samples_per_iteration"] = round(rate, 3)
+        solvers[solver]["eval_freq"] = eval_freq(settings.epochs, n_samples,
+                                                 rate)
     rec = dict(
         dataset=settings.dataset, tuning_key=tuning_key,
         storage=settings.storage,
@@ -71,6 +97,8 @@ def record(settings, tuning_key, elapsed=None):
         criterion=criterion_text(settings), metric=settings.metric,
         sampler=f"TPE (multivariate), seed {settings.seed}",
         pruner=settings.pruner, solvers=solvers)
+    if n_samples is not None:
+        rec["n_samples"] = n_samples
     if elapsed is not None:
         rec["elapsed_seconds"] = round(elapsed, 3)
     rec["tuned_entry"] = tuned_entry(rec)
@@ -118,7 +146,8 @@ def solver_string(solver, parameters):
 
 def config_text(rec, record_file=None):
     """A benchopt run config: the dataset and each solver's best
-    configuration, five repetitions, and a note of the study."""
+    configuration (with its ``eval_freq`` when the record has it), five
+    repetitions, ``MAX_RUNS`` points, and a note of the study."""
     b = rec["budget"]
     note = (
         "Written by `python -m tools.tune`: the best configuration of each "
@@ -128,6 +157,14 @@ def config_text(rec, record_file=None):
         f"{rec['pruner']}; study {rec['storage']}"
         + (f", record {record_file}" if record_file else "") + ".")
     lines = ["# " + line for line in textwrap.wrap(note, 76)]
+    timed = any("eval_freq" in s for s in rec["solvers"].values())
+    if timed:
+        lines += ["# " + line for line in textwrap.wrap(
+            "eval_freq: each solver's iterations per callback at its "
+            f"measured rate, so that every solver is evaluated after the "
+            f"same sample evaluations: call {CALLS_AT_BUDGET} at "
+            f"{b['epochs']:g} epochs, the last of the {MAX_RUNS + 1} "
+            f"points at {1.5 * b['epochs']:g}.", 76)]
     lines += ["dataset:", f'  - "{rec["dataset"]}"', "solver:"]
     missing = []
     for solver, srec in rec["solvers"].items():
@@ -135,7 +172,10 @@ def config_text(rec, record_file=None):
             missing.append(solver)
             continue
         crit = srec["best"]["criterion"]
-        lines.append(f'  - "{solver_string(solver, srec["best"]["parameters"])}'
+        values = dict(srec["best"]["parameters"])
+        if "eval_freq" in srec:
+            values["eval_freq"] = srec["eval_freq"]
+        lines.append(f'  - "{solver_string(solver, values)}'
                      f'"  # criterion {crit:.6g}')
     if len(missing) == len(rec["solvers"]):
         raise ValueError("no solver has a complete trial: nothing to write "
@@ -144,6 +184,8 @@ def config_text(rec, record_file=None):
         lines.append(f"# {solver}: no complete trial (all diverged or "
                      "pruned), left out")
     lines.append("n-repetitions: 5")
+    if timed:
+        lines.append(f"max-runs: {MAX_RUNS}")
     return "\n".join(lines) + "\n"
 
 

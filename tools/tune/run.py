@@ -168,6 +168,15 @@ class Runner:
                 report(step, sum(scores) / len(scores), at)
         return sum(scores) / len(scores), scores
 
+    def samples_per_iteration(self, name, values, epochs):
+        """Sample evaluations per iteration of solver ``name`` with
+        ``values``, averaged over its first ``epochs`` epochs (or until it
+        diverged)."""
+        solver = self.solver(name, values)
+        state = solver.state
+        _advance(state, self.n_samples * epochs)
+        return state.n_samples / max(state.iteration, 1)
+
 
 def _advance(state, target):
     """Run ``state`` until it has drawn ``target`` samples (or diverged),
