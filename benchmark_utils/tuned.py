@@ -55,7 +55,7 @@ TUNED_VALUE = "tuned"
 
 # ||z*(x)|| from the data: ``python -m tools.z_radius digits breast_cancer
 # wine`` over the first five repetitions (the largest max on a converged
-# path: 1.81, 135, 44.2 -> R = 4, 300, 90; on 1 of 5 breast_cancer and 2 of
+# path: 1.81, 135, 44.2 -> R = 4, 300, 90; on 1 of 5 breast_cancer and 3 of
 # 5 wine splits H has no minimiser and ||z*|| grows without bound).
 R_FROM_DATA = {"digits": 4.0, "breast_cancer": 300.0, "wine": 90.0}
 
