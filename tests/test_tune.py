@@ -110,13 +110,14 @@ def test_eval_freq_puts_every_solver_on_one_grid_of_samples():
     assert page == 1
     assert minibatch == round(10 * n_samples / 63 / 256) == 16
     assert report.eval_freq(10, n_samples, 1e-3) > 1e6
-    # the written rates are the runs' own: a SOBA iteration draws 4
-    # minibatches (f, g, and the z and x directions' batches)
+    # the written rates are the runs' own, in proportion to the batch,
+    # the full pass that starts SABA (init=full) left out
     runner = run.Runner(SMALL)
-    assert runner.samples_per_iteration(
-        "SOBA", dict(batch_size=8), 1.0) == pytest.approx(
-            runner.samples_per_iteration("SOBA", dict(batch_size=16), 1.0)
-            / 2)
+    for name in ("SOBA", "SABA"):
+        assert runner.samples_per_iteration(
+            name, dict(batch_size=8), 1.0) == pytest.approx(
+                runner.samples_per_iteration(name, dict(batch_size=16), 1.0)
+                / 2)
 
 
 def test_resume_runs_only_the_remaining_trials(tmp_path, monkeypatch):

@@ -115,8 +115,8 @@ def earlier_elapsed(rec_path, settings, todo):
 
 def best_rates(runner, settings):
     """Sample evaluations per iteration of each solver's best
-    configuration, over the first of its evaluation points (for the run
-    config's ``eval_freq``)."""
+    configuration over the tuning's epoch budget (for the run config's
+    ``eval_freq``; restarts and random full passes included)."""
     rates = {}
     storage = open_storage(settings.storage)
     for solver in settings.solvers:
@@ -124,7 +124,7 @@ def best_rates(runner, settings):
                              settings, solver)["best"]
         if best is not None:
             rates[solver] = runner.samples_per_iteration(
-                solver, best["parameters"], settings.epochs / settings.evals)
+                solver, best["parameters"], settings.epochs)
     return rates
 
 

@@ -170,12 +170,17 @@ class Runner:
 
     def samples_per_iteration(self, name, values, epochs):
         """Sample evaluations per iteration of solver ``name`` with
-        ``values``, averaged over its first ``epochs`` epochs (or until it
-        diverged)."""
+        ``values``, averaged over ``epochs`` epochs after its first
+        iteration (or until it diverged): a full pass at the start
+        (``init=full``, a first PAGE or restart pass) is not the rate at
+        which the run goes on."""
         solver = self.solver(name, values)
         state = solver.state
-        _advance(state, self.n_samples * epochs)
-        return state.n_samples / max(state.iteration, 1)
+        state.run(1)
+        samples, iteration = state.n_samples, state.iteration
+        _advance(state, samples + self.n_samples * epochs)
+        return (state.n_samples - samples) / max(
+            state.iteration - iteration, 1)
 
 
 def _advance(state, target):
