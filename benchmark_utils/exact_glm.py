@@ -342,3 +342,47 @@ class GLMExact:
                 stacklevel=2)
         grad = P.grad_x_f(x, ys) - P.cross(zs)
         return ys, zs, grad, fval
+
+
+class CountedPasses:
+    """A logistic task's full-batch oracle ``oracle`` counting the samples
+    its passes evaluate (docs/baselines.md §1), for the solvers that run
+    on the exact solves (ImplicitGD, the black-box search): ``m`` per value
+    and gradient of g, per Hessian-vector product, per preconditioner
+    built at a new point (from the per-sample weights of that point's
+    pass) and per cross term hess_xy g . z; ``n`` per value and gradient
+    of f.  ``samples`` is the running count."""
+
+    def __init__(self, oracle, n, m):
+        self._oracle, self._n, self._m = oracle, n, m
+        self._new_point = False
+        self.samples = 0
+
+    def __getattr__(self, name):
+        oracle = self.__dict__.get("_oracle")  # absent while unpickling
+        if oracle is None:
+            raise AttributeError(name)
+        return getattr(oracle, name)
+
+    def value_grad(self, x, y):
+        self.samples += self._m
+        self._new_point = True
+        return self._oracle.value_grad(x, y)
+
+    def hvp(self, v):
+        self.samples += self._m
+        return self._oracle.hvp(v)
+
+    def precond(self, r):
+        if self._new_point:  # built once per point of value_grad
+            self.samples += self._m
+            self._new_point = False
+        return self._oracle.precond(r)
+
+    def cross(self, v):
+        self.samples += self._m
+        return self._oracle.cross(v)
+
+    def f_grad(self, y):
+        self.samples += self._n
+        return self._oracle.f_grad(y)

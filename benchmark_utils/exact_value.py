@@ -11,18 +11,17 @@ What one evaluation counts (docs/solvers.md "Optuna"):
   O(d^2) are that pass, built once and not counted again.
 - logistic tasks: ``m`` per pass of the Newton solve of y*(x) over the LL
   samples (each value and gradient of g, the one at y = 0 that sets the
-  solve's tolerance and the rejected backtracking steps included, and each
-  Hessian-vector product), plus ``n`` for f(x, y*(x)).  The
-  preconditioner, built from the per-sample weights of the last gradient
-  pass at the same point, is not counted again.  Each solve is
-  warm-started from the previous evaluation's y*, as the metrics' solves
-  are (``reset`` forgets it).
+  solve's tolerance and the rejected backtracking steps included, each
+  Hessian-vector product and each preconditioner, one per Newton step),
+  plus ``n`` for f(x, y*(x)): ``exact_glm.CountedPasses``, the counts of
+  ImplicitGD.  Each solve is warm-started from the previous evaluation's
+  y*, as the metrics' solves are (``reset`` forgets it).
 """
 import warnings
 
 import numpy as np
 
-from .exact_glm import GLMExact
+from .exact_glm import CountedPasses, GLMExact
 from .tasks.registry import get_task
 
 # The dataset's task parameters from a Problem's parameter vector (each
@@ -65,34 +64,6 @@ def task_data(problem):
     return data
 
 
-class _Counted:
-    """The full-batch oracle ``oracle`` of a logistic task, counting the
-    samples its passes evaluate: ``m`` per value and gradient of g and per
-    Hessian-vector product, ``n`` per value and gradient of f."""
-
-    def __init__(self, oracle, n, m):
-        self._oracle, self._n, self._m = oracle, n, m
-        self.samples = 0
-
-    def __getattr__(self, name):
-        oracle = self.__dict__.get("_oracle")  # absent while unpickling
-        if oracle is None:
-            raise AttributeError(name)
-        return getattr(oracle, name)
-
-    def value_grad(self, x, y):
-        self.samples += self._m
-        return self._oracle.value_grad(x, y)
-
-    def hvp(self, v):
-        self.samples += self._m
-        return self._oracle.hvp(v)
-
-    def f_grad(self, y):
-        self.samples += self._n
-        return self._oracle.f_grad(y)
-
-
 class ExactValue:
     """``exact(x) -> (H(x), y*(x), samples)`` on ``problem``.
 
@@ -110,7 +81,7 @@ class ExactValue:
         else:
             self._quadratic = None
             self._glm = GLMExact(problem.task, data)
-            self._glm.P = _Counted(self._glm.P, self.n, self.m)
+            self._glm.P = CountedPasses(self._glm.P, self.n, self.m)
 
     def reset(self):
         """Start the next solve from y = 0 (no warm start)."""

@@ -20,7 +20,7 @@ z*(x_k)).
 
 Counting (docs/baselines.md §1): every pass of the solver over a level's
 full data counts its size, n (UL) or m (LL).  On the logistic tasks
-``CountedOracle`` counts the passes the solves make: each value and
+``exact_glm.CountedPasses`` counts the passes the solves make: each value and
 gradient of g (Newton's line search and the tolerance's reference point
 included), Hessian-vector product, preconditioner built at a new point
 and cross term ``hess_xy g z`` counts m, each gradient of f counts n.  On
@@ -55,59 +55,22 @@ class ImplicitConfig:
         return self
 
 
-class CountedOracle:
-    """A logistic task's full-batch oracle (``exact_glm``) counting the
-    passes over the data its calls make (module docstring)."""
-
-    def __init__(self, oracle, n, m):
-        self._oracle = oracle
-        self._n, self._m = n, m
-        self._new_point = False
-        self.count = 0
-
-    def __getattr__(self, name):
-        return getattr(self._oracle, name)
-
-    def value_grad(self, x, y):
-        self.count += self._m
-        self._new_point = True
-        return self._oracle.value_grad(x, y)
-
-    def hvp(self, v):
-        self.count += self._m
-        return self._oracle.hvp(v)
-
-    def precond(self, r):
-        if self._new_point:  # built once per point of value_grad
-            self.count += self._m
-            self._new_point = False
-        return self._oracle.precond(r)
-
-    def cross(self, v):
-        self.count += self._m
-        return self._oracle.cross(v)
-
-    def f_grad(self, y):
-        self.count += self._n
-        return self._oracle.f_grad(y)
-
-
 class GLMSolves:
     """y*(x), z*(x), grad H(x) of a logistic task (``GLMExact`` with
-    ``tol``), warm-started, counted by ``CountedOracle``."""
+    ``tol``), warm-started, counted by ``exact_glm.CountedPasses``."""
 
     def __init__(self, problem, tol, y0, z0):
-        from ..exact_glm import GLMExact
+        from ..exact_glm import CountedPasses, GLMExact
         self.exact = GLMExact(problem.task, problem.oracle_data(), gtol=tol,
                               ztol=tol)
-        self.oracle = CountedOracle(self.exact.P, problem.n, problem.m)
+        self.oracle = CountedPasses(self.exact.P, problem.n, problem.m)
         self.exact.P = self.oracle
         self.exact._y = np.array(y0, dtype=np.float64)
         self.exact._z = np.array(z0, dtype=np.float64)
 
     @property
     def count(self):
-        return self.oracle.count
+        return self.oracle.samples
 
     def solve(self, x):
         ys, zs, grad, _ = self.exact.solve(x)
