@@ -130,15 +130,15 @@ TUNED = {
         "SOBA": dict(step_size=0.01, outer_ratio=0.0001),  # 0.023225
     },
     "fashion-mnist": {
-        "MA-SOBA": dict(step_size=0.01, outer_ratio=1e-05),  # 0.74855
-        "SOBA": dict(step_size=0.1, outer_ratio=1e-05),  # 0.7611
-        "MA-SABA": dict(step_size=0.01, outer_ratio=1e-05, R=1.0),  # 0.78089
-        "SABA": dict(step_size=0.01, outer_ratio=1e-05),  # 0.78163
-        "SRMBA": dict(step_size=0.01, outer_ratio=1e-05, R=1.0),  # 0.8058
-        "SFFBA": dict(step_size=0.01, outer_ratio=1e-05, R=1.0),  # 0.84783
-        "SRBA": dict(step_size=0.01, outer_ratio=1e-05, R=1.0),  # 0.89242
-        "SPABA": dict(step_size=0.1, outer_ratio=1e-05, R=1.0),  # 0.90033
-        "MSEBA": dict(step_size=0.1, outer_ratio=1e-05, R=1.0),  # 0.91349
+        "MA-SOBA": dict(step_size=0.01, outer_ratio=1e-05),  # 0.76133
+        "SOBA": dict(step_size=0.1, outer_ratio=1e-05),  # 0.77273
+        "MA-SABA": dict(step_size=0.01, outer_ratio=1e-05, R=1.0),  # 0.79329
+        "SABA": dict(step_size=0.01, outer_ratio=1e-05),  # 0.79393
+        "SRMBA": dict(step_size=0.01, outer_ratio=1e-05, R=1.0),  # 0.81732
+        "SFFBA": dict(step_size=0.01, outer_ratio=1e-05, R=1.0),  # 0.85954
+        "SRBA": dict(step_size=0.01, outer_ratio=1e-05, R=1.0),  # 0.90038
+        "SPABA": dict(step_size=0.1, outer_ratio=1e-05, R=1.0),  # 0.90559
+        "MSEBA": dict(step_size=0.1, outer_ratio=1e-05, R=1.0),  # 0.91416
     },
 }
 
