@@ -8,12 +8,12 @@ from pathlib import Path
 
 import optuna
 
-from .report import (config_text, record, record_path, solver_record,
+from .report import (add_eval_freq, config_text, record, record_path,
                      summary, write_record)
 from .run import METRICS, Runner, check_metric
 from .space import (SOLVERS, check_fixed, check_solvers, parse_fixed,
                     parse_range)
-from .study import PRUNERS, Settings, load_study, open_storage, prepare
+from .study import PRUNERS, Settings, prepare
 from .workers import Slots, run_parallel, work
 
 
@@ -113,19 +113,15 @@ def earlier_elapsed(rec_path, settings, todo):
     return float(earlier.get("elapsed_seconds", 0.0))
 
 
-def best_rates(runner, settings):
+def best_rates(runner, rec, epochs):
     """Sample evaluations per iteration of each solver's best
-    configuration over the tuning's epoch budget (for the run config's
-    ``eval_freq``; restarts and random full passes included)."""
-    rates = {}
-    storage = open_storage(settings.storage)
-    for solver in settings.solvers:
-        best = solver_record(load_study(storage, settings, solver),
-                             settings, solver)["best"]
-        if best is not None:
-            rates[solver] = runner.samples_per_iteration(
-                solver, best["parameters"], settings.epochs)
-    return rates
+    configuration in the record ``rec`` over ``epochs`` epochs (for the
+    run config's ``eval_freq``; restarts and random full passes
+    included)."""
+    return {solver: runner.samples_per_iteration(
+                solver, srec["best"]["parameters"], epochs)
+            for solver, srec in rec["solvers"].items()
+            if srec["best"] is not None}
 
 
 def main(argv=None):
@@ -149,9 +145,10 @@ def main(argv=None):
             run_parallel(settings, todo, args.jobs)
     elapsed = time.perf_counter() - t0 + earlier_elapsed(
         rec_path, settings, todo)
-    rates = best_rates(runner, settings) if args.write else None
-    rec = record(settings, runner.tuning_key, elapsed, rates,
-                 runner.n_samples)
+    rec = record(settings, runner.tuning_key, elapsed)
+    if args.write:
+        add_eval_freq(rec, best_rates(runner, rec, settings.epochs),
+                      runner.n_samples)
     write_record(rec_path, rec)
     print(summary(rec))
     print(f"\nrecord written to {rec_path}")

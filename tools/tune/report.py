@@ -77,17 +77,11 @@ def eval_freq(epochs, n_samples, samples_per_iteration):
     return max(1, round(per_call / samples_per_iteration))
 
 
-def record(settings, tuning_key, elapsed=None, rates=None, n_samples=None):
-    """The record of every solver's study; ``rates`` (solver -> sample
-    evaluations per iteration of its best configuration) and ``n_samples``
-    (n + m) give each its ``eval_freq`` in the run config."""
+def record(settings, tuning_key, elapsed=None):
+    """The record of every solver's study."""
     storage = open_storage(settings.storage)
     solvers = {s: solver_record(load_study(storage, settings, s), settings, s)
                for s in settings.solvers}
-    for solver, rate in (rates or {}).items():
-        solvers[solver]["samples_per_iteration"] = round(rate, 3)
-        solvers[solver]["eval_freq"] = eval_freq(settings.epochs, n_samples,
-                                                 rate)
     rec = dict(
         dataset=settings.dataset, tuning_key=tuning_key,
         storage=settings.storage,
@@ -97,12 +91,22 @@ def record(settings, tuning_key, elapsed=None, rates=None, n_samples=None):
         criterion=criterion_text(settings), metric=settings.metric,
         sampler=f"TPE (multivariate), seed {settings.seed}",
         pruner=settings.pruner, solvers=solvers)
-    if n_samples is not None:
-        rec["n_samples"] = n_samples
     if elapsed is not None:
         rec["elapsed_seconds"] = round(elapsed, 3)
     rec["tuned_entry"] = tuned_entry(rec)
     return rec
+
+
+def add_eval_freq(rec, rates, n_samples):
+    """Record each solver's ``samples_per_iteration`` (``rates``: solver ->
+    sample evaluations per iteration of its best configuration) and the
+    ``eval_freq`` the run config gives it; ``n_samples`` is n + m."""
+    rec["n_samples"] = n_samples
+    for solver, rate in rates.items():
+        srec = rec["solvers"][solver]
+        srec["samples_per_iteration"] = round(rate, 3)
+        srec["eval_freq"] = eval_freq(rec["budget"]["epochs"], n_samples,
+                                      rate)
 
 
 def criterion_text(settings):
