@@ -215,3 +215,40 @@ def test_the_command_line(tmp_path, capsys):
         main(["SRBA[period_frac=0.5]", "--n-samples", "0", "5"])
     assert from_reference.OBJECTIVE == benchmark().get_benchmark_objective(
         ).name
+
+
+@pytest.mark.parametrize("text, why", [
+    ("solver:\n  - jaxopt_ITD[step_size=0.1]\n  - jaxopt_GD\n",
+     "solver jaxopt_ITD: jaxopt_ITD (unrolled differentiation with jaxopt)"),
+    ("", "it has no solver line"),
+    ("dataset:\n  - covtype\n", "it has no solver line"),
+])
+def test_a_config_where_no_solver_converts_is_refused(tmp_path, text, why):
+    """benchopt reads ``solver: []`` as every solver: nothing is written."""
+    source, out = tmp_path / "ref.yml", tmp_path / "ours.yml"
+    source.write_text(text)
+    with pytest.raises(SystemExit) as exc:
+        main([str(source), "--write", str(out)])
+    message = str(exc.value)
+    assert message.startswith(f"source {source}: no solver line converted")
+    assert why in message and "runs every solver" in message
+    assert not out.exists()
+    with pytest.raises(SystemExit, match="no solver line converted"):
+        main(["jaxopt_GD[step_size=0.1]", "--write", str(out)])
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("solver: [SOBA\ndataset: covtype\n", "not valid YAML at line 2"),
+    ("- SOBA[step_size=0.1]\n- SABA\n",
+     "expected a benchmark_bilevel run config, a mapping of run options "
+     "(objective:, dataset:, solver:, n-repetitions:, ...), got a list"),
+    ("just a sentence\n", "got a str at the top level"),
+])
+def test_a_source_that_is_not_a_config_is_named(tmp_path, text, expected):
+    source = tmp_path / "ref.yml"
+    source.write_text(text)
+    with pytest.raises(SystemExit) as exc:
+        main([str(source)])
+    assert str(exc.value).startswith(f"source {source}: ")
+    assert expected in str(exc.value)

@@ -23,6 +23,11 @@ Everything that is not carried over is printed on stderr as a
 ``warning:`` line naming it and why, what was converted as a ``note:``
 line; ``--write`` also keeps them as comments at the top of the file.
 The converted configuration (or line) goes to stdout, or to ``--write``.
+
+A source that is not YAML, or not a mapping of run options, is refused
+naming the file; so is one where no solver line converts (only
+``jaxopt_*`` solvers, or none): benchopt reads ``solver: []`` as every
+solver of the benchmark.
 """
 import argparse
 import sys
@@ -102,6 +107,47 @@ def render(spec, messages):
             "tools.from_reference.\n" + head + body)
 
 
+def read_config(path):
+    """The reference config dict of the YAML file ``path``; SystemExit
+    naming the file when it is not YAML or not a mapping."""
+    try:
+        spec = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as err:
+        where = getattr(err, "problem_mark", None)
+        at = f" at line {where.line + 1}, column {where.column + 1}" \
+            if where is not None else ""
+        problem = getattr(err, "problem", None) or "unreadable"
+        raise SystemExit(
+            f"source {path}: not valid YAML{at} ({problem}); expected a "
+            "benchmark_bilevel run config (a mapping with dataset: and "
+            "solver: lists)") from None
+    if spec is None:
+        return {}
+    if not isinstance(spec, dict):
+        raise SystemExit(
+            f"source {path}: expected a benchmark_bilevel run config, a "
+            "mapping of run options (objective:, dataset:, solver:, "
+            f"n-repetitions:, ...), got a {type(spec).__name__} at the top "
+            "level")
+    return spec
+
+
+def check_converted(spec, messages, source):
+    """SystemExit when ``spec`` has no solver line: benchopt would read
+    ``solver: []`` (or no ``solver:``) as every solver of the benchmark.
+    The message says why no line converted (``messages``' warnings)."""
+    if spec.get("solver"):
+        return
+    left_out = [text for level, text in messages
+                if level == "warning" and text.startswith("solver ")]
+    why = ("; ".join(left_out) if left_out
+           else "it has no solver line")
+    raise SystemExit(
+        f"source {source}: no solver line converted ({why}); nothing "
+        "written: a config without solvers runs every solver of the "
+        "benchmark. Give at least one solver this benchmark has.")
+
+
 def _sizes(args):
     """``(n, m)`` from ``--n-samples`` or ``--dataset``, else None."""
     if args.n_samples is not None:
@@ -135,14 +181,14 @@ def main(argv=None):
     if path.suffix in (".yml", ".yaml") or path.is_file():
         if not path.is_file():
             raise SystemExit(f"source: no such file {args.source}")
-        spec, messages = convert_config(yaml.safe_load(path.read_text()),
-                                        sizes)
+        spec, messages = convert_config(read_config(path), sizes)
     else:
         spec = {"dataset": [args.dataset]} if args.dataset else {}
         line, messages = solver_line(args.source, sizes)
         spec["solver"] = [line] if line else []
     for level, text in messages:
         print(f"{level}: {text}", file=sys.stderr)
+    check_converted(spec, messages, args.source)
     text = render(spec, messages)
     if args.write:
         Path(args.write).write_text(text)
