@@ -38,13 +38,20 @@ folder's ``__pycache__`` when writable; the user-wide folder
 install with a read-only home) numba would refuse to import the package
 ("no locator available"): the cache then goes to a folder of the system's
 temporary directory, with a warning saying how to choose another
-(:func:`ensure_location`).
+(:func:`ensure_location`).  That folder's name is predictable
+(``numba_cache_<uid>``), so it is made private (mode 0o700) and, when it
+already exists, used only if it is a folder, not a symbolic link, owned by
+the current user and writable by no one else: another user could
+otherwise make it first, or plant pickled code numba would load
+(:func:`private_folder`; refused with an error that advises
+``NUMBA_CACHE_DIR``).
 """
 import contextlib
 import hashlib
 import os
 import pickle
 import re
+import stat
 import tempfile
 import warnings
 from pathlib import Path
@@ -361,11 +368,62 @@ def _user_wide_root():
     return Path(AppDirs(appname="numba", appauthor=False).user_cache_dir)
 
 
+class UnsafeCacheFolder(RuntimeError):
+    """The temporary fallback folder of numba's cache cannot be trusted."""
+
+
+def fallback_folder():
+    """The cache folder of the temporary directory:
+    ``numba_cache_<uid>`` (``numba_cache`` without uids)."""
+    uid = f"_{os.getuid()}" if hasattr(os, "getuid") else ""
+    return Path(tempfile.gettempdir()) / f"numba_cache{uid}"
+
+
+def _unsafe(info):
+    """Why a folder with ``os.lstat`` result ``info`` cannot hold this
+    user's cache (None when it can)."""
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symbolic link"
+    if not stat.S_ISDIR(info.st_mode):
+        return "is not a folder"
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        return (f"belongs to uid {info.st_uid}, not to the current user "
+                f"(uid {os.getuid()})")
+    if os.name == "posix" and info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return (f"is writable by other users (mode "
+                f"{stat.S_IMODE(info.st_mode):#o})")
+    return None
+
+
+def private_folder(path):
+    """``path``, made with mode 0o700 if new; an existing one must be a
+    folder (not a symbolic link) owned by the current user and not
+    writable by group or others.  ``UnsafeCacheFolder`` otherwise, naming
+    the folder and advising ``NUMBA_CACHE_DIR``."""
+    path = Path(path)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as err:
+        raise UnsafeCacheFolder(
+            f"numba's cache: cannot create {path} ({err.strerror}); set "
+            f"{CACHE_ENV} to a folder of your own") from None
+    why = _unsafe(os.lstat(path))
+    if why is not None:
+        raise UnsafeCacheFolder(
+            f"numba's cache: the fallback folder {path} {why}, so compiled "
+            f"code cached there could be replaced by another user; set "
+            f"{CACHE_ENV} to a folder of your own (or remove {path})")
+    return path
+
+
 def ensure_location(package=None):
     """Make sure numba has a writable cache folder for the package; if
     none of its own is usable, set ``NUMBA_CACHE_DIR`` (and numba's
-    config) to a folder of the temporary directory, with a warning.
-    Returns that folder, or None when numba's own choice works."""
+    config) to a private folder of the temporary directory
+    (:func:`private_folder`), with a warning.  Returns that folder, or
+    None when numba's own choice works."""
     package = PACKAGE if package is None else package
     root = os.environ.get(CACHE_ENV)
     if root and _writable_dir(Path(root) / _subpath(package)):
@@ -373,9 +431,7 @@ def ensure_location(package=None):
     if not root and (_writable_dir(package / "__pycache__")
                      or _writable_dir(_user_wide_root() / _subpath(package))):
         return None
-    fallback = Path(tempfile.gettempdir()) / f"numba_cache_{os.getuid()}" \
-        if hasattr(os, "getuid") else Path(tempfile.gettempdir()) / \
-        "numba_cache"
+    fallback = private_folder(fallback_folder())
     tried = (f"{CACHE_ENV}={root}" if root else
              f"{package / '__pycache__'} and {_user_wide_root()}")
     warnings.warn(

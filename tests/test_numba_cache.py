@@ -302,3 +302,77 @@ def test_ensure_location_is_silent_when_numba_has_a_place(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert numba_cache.ensure_location(pkg) is None
+
+
+@pytest.fixture
+def no_numba_location(tmp_path, monkeypatch):
+    """A package numba cannot cache in (its ``__pycache__`` a file, the
+    user-wide folder under a file, no NUMBA_CACHE_DIR), the temporary
+    directory ``tmp_path / "tmp"``; numba's config restored after."""
+    from numba.core import config
+    pkg = make_package(tmp_path)
+    (pkg / "__pycache__").write_text("a file: no in-tree cache")
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.delenv(numba_cache.CACHE_ENV, raising=False)
+    monkeypatch.setattr(config, "CACHE_DIR", config.CACHE_DIR)
+    monkeypatch.setattr(numba_cache.tempfile, "tempdir",
+                        str(tmp_path / "tmp"))
+    monkeypatch.setattr(numba_cache, "_user_wide_root",
+                        lambda: pkg / "__pycache__" / "numba")
+    return pkg
+
+
+def _ensure(pkg):
+    with pytest.warns(RuntimeWarning, match="numba cannot write its cache"):
+        return numba_cache.ensure_location(pkg)
+
+
+def test_the_fallback_folder_is_private(no_numba_location, tmp_path,
+                                        monkeypatch):
+    folder = _ensure(no_numba_location)
+    assert folder == tmp_path / "tmp" / f"numba_cache_{os.getuid()}"
+    assert folder.is_dir() and (folder.stat().st_mode & 0o777) == 0o700
+    assert os.environ[numba_cache.CACHE_ENV] == str(folder)
+    # a private folder of the user's, made earlier, is used again
+    monkeypatch.delenv(numba_cache.CACHE_ENV)
+    folder.chmod(0o755)
+    assert _ensure(no_numba_location) == folder
+
+
+def _planted(folder, kind, other):
+    """``folder`` made beforehand as another user could make it."""
+    if kind == "world-writable":
+        folder.mkdir()
+        folder.chmod(0o777)
+    elif kind == "group-writable":
+        folder.mkdir()
+        folder.chmod(0o770)
+    elif kind == "symlink":
+        other.mkdir()
+        folder.symlink_to(other)
+    elif kind == "file":
+        folder.write_text("not a folder")
+    elif kind == "other owner":
+        folder.mkdir(mode=0o700)
+        os.chown(folder, os.getuid() + 4242, -1)
+
+
+@pytest.mark.parametrize("kind, why", [
+    ("world-writable", "is writable by other users (mode 0o777)"),
+    ("group-writable", "is writable by other users (mode 0o770)"),
+    ("symlink", "is a symbolic link"),
+    ("file", "is not a folder"),
+    ("other owner", "belongs to uid"),
+])
+def test_a_fallback_folder_made_by_someone_else_is_refused(
+        no_numba_location, tmp_path, kind, why):
+    if kind == "other owner" and os.getuid() != 0:
+        pytest.skip("giving a folder to another user needs root")
+    folder = tmp_path / "tmp" / f"numba_cache_{os.getuid()}"
+    _planted(folder, kind, tmp_path / "elsewhere")
+    with pytest.raises(numba_cache.UnsafeCacheFolder) as exc:
+        numba_cache.ensure_location(no_numba_location)
+    message = str(exc.value)
+    assert f"the fallback folder {folder} {why}" in message
+    assert "set NUMBA_CACHE_DIR to a folder of your own" in message
+    assert numba_cache.CACHE_ENV not in os.environ
