@@ -9,6 +9,10 @@ On the logistic tasks y*(x) and z*(x) are solved to high accuracy
 train / validation / test sets are reported, with ``test_error_iterate``,
 the test error of the solver's own y, and ``solve_residual``, the larger of
 the two solves' final residuals over their tolerance (<= 1: both met).
+Every evaluation also carries the dataset's reference results
+(``reference_results``: H and errors at x0, at x* or the best single
+regularisation value, at the oracle sample weights, ...), computed once per
+metric object, as constant ``ref_<name>_<quantity>`` columns.
 Linear algebra in a metric evaluation runs on ``metric_threads()`` BLAS
 threads (default 1), so that evaluations never oversubscribe the cores when
 benchopt runs several solvers at once.
@@ -27,8 +31,12 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .exact_glm import GLMExact
+from .reference_results import glm_references, quadratic_references
 
 METRIC_KEYS = ("value", "grad_norm2", "inner_gap", "implicit_gap")
+# |y*(x)|^2 and |z*(x)|^2: the solution's own size, the scale of the
+# inner-divergence rule (``lost_inner``).
+SOLUTION_KEYS = ("y_star_norm2", "z_star_norm2")
 
 # Squared norms (of x, y, z, and of the gaps) beyond which a point is not
 # trusted: entries of about 1e50, far past any model these tasks define
@@ -77,10 +85,18 @@ class QuadraticMetrics:
         with blas_limit():
             self.exact = get_task(data["task"]).make_oracle(data)
         self.n, self.m = data["X_val"].shape[0], data["X_train"].shape[0]
+        self._references = None
 
     def __call__(self, x, y, z):
         with blas_limit():
-            return self._metrics(x, y, z)
+            return self._metrics(x, y, z) | self.references()
+
+    def references(self):
+        """The constant reference columns (x0 = 0 and x*), computed once."""
+        if self._references is None:
+            with blas_limit():
+                self._references = quadratic_references(self.exact)
+        return self._references
 
     def _metrics(self, x, y, z):
         ex = self.exact
@@ -98,11 +114,13 @@ class QuadraticMetrics:
             implicit_gap=float(np.sum((z - zs) ** 2)),
             dist_x_star=float(np.linalg.norm(x - xs)
                               / max(np.linalg.norm(xs), 1e-300)),
+            y_star_norm2=float(ys @ ys),
+            z_star_norm2=float(zs @ zs),
         )
 
     def nan_metrics(self):
-        return {k: np.nan for k in METRIC_KEYS + ("suboptimality",
-                                                  "dist_x_star")}
+        return {k: np.nan for k in METRIC_KEYS + SOLUTION_KEYS
+                + ("suboptimality", "dist_x_star")} | self.references()
 
 
 class GLMMetrics:
@@ -120,10 +138,24 @@ class GLMMetrics:
                      (data["X_val"], data["y_val"])]
         if data.get("X_test") is not None:
             self.sets.append((data["X_test"], data["y_test"]))
+        self._data = data
+        self._references = None
 
     def __call__(self, x, y, z):
+        references = self.references()
         with blas_limit():
-            return self._metrics(x, y, z)
+            return self._metrics(x, y, z) | references
+
+    def references(self):
+        """The constant reference columns of the dataset
+        (``reference_results``), computed once on the exact solver, whose
+        warm start is then reset (the first evaluation starts from 0, as
+        without them)."""
+        if self._references is None:
+            with blas_limit():
+                self._references = glm_references(self.exact, self._data)
+            self._data = None
+        return self._references
 
     def _metrics(self, x, y, z):
         P = self.exact.P
@@ -132,6 +164,8 @@ class GLMMetrics:
                    grad_norm2=float(grad @ grad),
                    inner_gap=float(np.sum((y - ys) ** 2)),
                    implicit_gap=float(np.sum((z - zs) ** 2)),
+                   y_star_norm2=float(ys @ ys),
+                   z_star_norm2=float(zs @ zs),
                    solve_residual=float(self.exact.status["residual"]))
         for name, (X, lab) in zip(self.ERRORS, self.sets):
             out[name] = P.error(X, lab, ys)
@@ -140,8 +174,8 @@ class GLMMetrics:
         return out
 
     def nan_metrics(self):
-        return {k: np.nan for k in METRIC_KEYS + self.ERRORS
-                + ("solve_residual",)}
+        return {k: np.nan for k in METRIC_KEYS + SOLUTION_KEYS
+                + self.ERRORS + ("solve_residual",)} | self.references()
 
     def reset(self):
         self.exact.reset()

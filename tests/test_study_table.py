@@ -1,12 +1,24 @@
-"""tools.study_table: medians over repetitions at an epoch budget and at
-the end, diverged repetitions counted and cut where they diverged."""
+"""tools.study_table: medians over repetitions read at one epoch budget
+(the grid point, or interpolated and marked), at the end, with the own
+iterate's test error and the reference rows; diverged repetitions have no
+value at a budget they did not reach; clear errors on results it cannot
+read."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from tools import study_table
+from tools.budget_reading import grid_step, read_at
 
 DATA = "mnist[ratio=0.5]"
+
+
+def _point(solver, rep, epochs, value, err=0.2, own=0.3, diverged=0,
+           **extra):
+    return dict(dataset_name=DATA, solver_name=solver, idx_rep=rep,
+                objective_epochs=float(epochs), objective_value=value,
+                objective_test_error=err, objective_test_error_iterate=own,
+                objective_diverged=diverged, **extra)
 
 
 def _runs():
@@ -14,20 +26,15 @@ def _runs():
     # SOBA: two sound repetitions, points at 0, 1, 2, 3 epochs
     for rep, scale in ((0, 1.0), (1, 2.0)):
         for e in range(4):
-            rows.append(dict(dataset_name=DATA, solver_name="SOBA[a=1]",
-                             idx_rep=rep, objective_epochs=float(e),
-                             objective_value=scale * (4 - e),
-                             objective_test_error=0.1 * scale,
-                             objective_diverged=0))
+            rows.append(_point("SOBA[a=1]", rep, e, scale * (4 - e),
+                               err=0.1 * scale, own=0.3 * scale))
     # SPABA: repetition 0 diverges at its point at 2 epochs
     for rep in (0, 1):
         for e in range(4):
             bad = rep == 0 and e >= 2
-            rows.append(dict(dataset_name=DATA, solver_name="SPABA[R=inf]",
-                             idx_rep=rep, objective_epochs=float(e),
-                             objective_value=np.nan if bad else 1.0 - 0.1 * e,
-                             objective_test_error=0.2,
-                             objective_diverged=int(bad)))
+            rows.append(_point("SPABA[R=inf]", rep, e,
+                               np.nan if bad else 1.0 - 0.1 * e,
+                               diverged=int(bad)))
     return pd.DataFrame(rows)
 
 
@@ -38,25 +45,110 @@ def test_medians_at_the_budget_and_at_the_end():
     assert soba.h_budget == pytest.approx(3.0)
     assert soba.h_end == pytest.approx(1.5)
     assert soba.err_budget == pytest.approx(15.0)
+    assert soba.own_budget == pytest.approx(45.0)
     assert (soba.diverged, soba.runs) == (0, 2)
     spaba = table[table.solver == "SPABA[R=inf]"].iloc[0]
-    # repetition 0 is cut before its diverged point: 0.9 at 1 epoch;
+    # repetition 0 diverged at 2 epochs, at the budget: no value there;
     # repetition 1: 0.8 at 2 epochs and 0.7 at the end
-    assert spaba.h_budget == pytest.approx(0.85)
+    assert spaba.h_budget == pytest.approx(0.8)
+    assert spaba.diverged_by_budget == 1
     assert spaba.h_end == pytest.approx(0.8)
     assert (spaba.diverged, spaba.diverged_at) == (1, 2.0)
     # sorted by H at the budget, the lowest first
     assert list(table.solver) == ["SPABA[R=inf]", "SOBA[a=1]"]
 
 
-def test_markdown_names_rows_and_labels_configurations(tmp_path, capsys):
+def test_a_run_diverged_before_the_budget_is_not_read_at_its_start():
+    # diverged at 0.5 epochs: the old table reported its starting H 9.0
+    df = pd.DataFrame([_point("SABA[s=1]", 0, 0, 9.0),
+                       _point("SABA[s=1]", 0, 0.5, np.nan, diverged=1),
+                       _point("SABA[s=1]", 1, 0, 9.0),
+                       _point("SABA[s=1]", 1, 4, 3.0)])
+    table = study_table.summary(study_table.run_rows(df, budget=4.0))
+    assert table.iloc[0].h_budget == pytest.approx(3.0)
+    all_diverged = df[df.idx_rep == 0]
+    table = study_table.summary(study_table.run_rows(all_diverged, 4.0))
+    assert np.isnan(table.iloc[0].h_budget)
+
+
+def test_budget_read_on_the_grid_and_interpolated_off_it():
+    run = pd.DataFrame([_point("A", 0, e, v) for e, v in
+                        ((0, 5.0), (6.87, 3.0), (10.31, 1.0))])
+    # no common grid: interpolated at 10 epochs between 6.87 and 10.31
+    got = read_at(run, 10.0, ["objective_value"])
+    assert got.how == "interpolated" and got.epochs == 10.0
+    w = (10 - 6.87) / (10.31 - 6.87)
+    assert got.values["objective_value"] == pytest.approx(3 - 2 * w)
+    # on a grid of 0.5 epochs: the grid point at 10.31, not 6.87's value
+    got = read_at(run, 10.0, ["objective_value"], step=0.5)
+    assert (got.how, got.epochs) == ("grid", 10.31)
+    assert got.values["objective_value"] == 1.0
+    named = pd.DataFrame({"objective_name":
+                          ["Bilevel Optimization[eval_epochs=0.5]"]})
+    assert grid_step(named) == 0.5
+    assert grid_step(pd.DataFrame({"objective_name": ["B"]})) is None
+
+
+def test_stored_study_is_read_at_the_budget_not_before(capsys):
+    # MRBO's last point within 10 epochs of the stored study is at 6.87
+    # epochs; read at 10 it is interpolated, and marked
+    df = study_table.load(["docs/study/study_fashion.parquet"])
+    runs = study_table.run_rows(df, 10.0)
+    mrbo = runs[runs.solver.str.startswith("MRBO")
+                & runs.dataset.str.contains("ratio=0.5")]
+    assert set(mrbo.how) == {"interpolated"}
+    assert set(mrbo.epochs_read) == {10.0}
+
+
+def test_configurations_of_one_solver_are_distinct_rows(tmp_path, capsys):
+    df = pd.DataFrame([_point(f"SOBA[step_size={s},z=1]", 0, e, v / s)
+                       for s in (1, 2) for e, v in ((0, 4.0), (2, 2.0))])
     path = tmp_path / "r.parquet"
-    _runs().to_parquet(path)
+    df.to_parquet(path)
+    study_table.main([str(path), "--budget", "2"])
+    out = capsys.readouterr().out
+    assert "| SOBA step_size=1 | 2.000 |" in out
+    assert "| SOBA step_size=2 | 1.000 |" in out
+
+
+def test_markdown_names_rows_labels_and_reference_rows(tmp_path, capsys):
+    df = _runs().assign(objective_ref_x0_value=4.5,
+                        objective_ref_x0_test_error=0.25,
+                        objective_ref_weights_oracle_value=0.5,
+                        objective_ref_weights_oracle_test_error=0.125)
+    path = tmp_path / "r.parquet"
+    df.to_parquet(path)
     study_table.main([str(path), "--budget", "2", "--label",
                       r"^SPABA.*R=inf=clipping off"])
     out = capsys.readouterr().out
-    assert "| SPABA (clipping off) | 0.850 |" in out
-    assert "| SOBA | 3.000 | 15.0 | 1.500 |" in out
-    assert "1 of 2, at 2 epochs" in out
+    assert "| SPABA (clipping off) | 0.800 | 20.0 | 30.0 | 2 |" in out
+    assert "| SOBA | 3.000 | 15.0 | 45.0 | 2 | 1.500 |" in out
+    assert "1 of 2, at 2 epochs (1 by 2 epochs)" in out
+    assert "| reference: x0 (start) | 4.500 | 25.0 |" in out
+    assert "| reference: oracle weights (clean labels) | 0.500 | 12.5 |" \
+        in out
     with pytest.raises(SystemExit):
         study_table.main([str(path), "--budget", "2", "--label", "nolabel"])
+
+
+def test_simulated_empty_and_foreign_results_say_what_is_missing(
+        tmp_path, capsys):
+    sim = pd.DataFrame([dict(dataset_name="Simulated", solver_name="SABA",
+                             idx_rep=0, objective_epochs=float(e),
+                             objective_value=4.0 - e,
+                             objective_diverged=0) for e in range(3)])
+    path = tmp_path / "sim.parquet"
+    sim.to_parquet(path)
+    study_table.main([str(path), "--budget", "1"])
+    assert "| SABA | 3.000 | — | — | 1 | 2.000 | — | — |" in \
+        capsys.readouterr().out
+    empty = tmp_path / "empty.parquet"
+    sim.iloc[:0].to_parquet(empty)
+    with pytest.raises(SystemExit, match="empty.parquet: no results"):
+        study_table.main([str(empty), "--budget", "1"])
+    other = tmp_path / "other.parquet"
+    pd.DataFrame({"solver_name": ["x"], "objective_loss": [1.0]}).to_parquet(
+        other)
+    with pytest.raises(SystemExit, match="other.parquet: missing the "
+                       "column.*dataset_name.*objective_epochs"):
+        study_table.main([str(other), "--budget", "1"])

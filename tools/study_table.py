@@ -1,18 +1,31 @@
-"""The tables of a comparison: each solver's H and test error at a budget
-of epochs and at the end of its runs, median over the repetitions.
+"""The tables of a comparison: each configuration's H, test error of y*(x)
+and test error of its own y, at a budget of epochs and at the end of its
+runs, median over the repetitions, with the dataset's reference results.
 
     python -m tools.study_table outputs/study_fashion.parquet --budget 10
 
-One table per dataset (``dataset_name``): for each configuration, the
-median over its repetitions of H(x) (``objective_value``, the validation
-loss) and of the test error (%) at the last evaluation within ``--budget``
-epochs (``objective_epochs``), then at the run's last evaluation with its
-epochs, and how many repetitions diverged (a point flagged ``diverged =
-1``).  A diverged repetition counts at the budget only if it had not
-diverged by then.  Rows are sorted by H at the budget and named by the solver;
-``--label PATTERN=TEXT`` adds ``(TEXT)`` to the name of every
-configuration matching the regular expression PATTERN (``--label
-"^SFFBA.*R=inf=clipping off"``).
+One table per dataset (``dataset_name``). For each configuration, the
+median over its repetitions of
+
+- H(x) (``objective_value``, the validation loss) and the test error (%)
+  of y*(x) (``objective_test_error``): the quality of x;
+- the test error (%) of the solver's own y (``objective_test_error_iterate``):
+  the model a user who takes the solver's output gets;
+
+read at ``--budget`` epochs (``tools.budget_reading``: the grid point when
+the results are on a common grid, with the epochs it read; interpolated
+linearly in epochs, and marked ``*``, when they are not), then at the
+run's last evaluation, with its epochs, and how many repetitions diverged.
+A repetition that diverged at or before the budget has no value there (it
+counts in ``diverged``; never its starting H). Rows are sorted by H at the
+budget and named by the solver with the parameters that differ between its
+configurations (``plot_views.short_labels``); ``--label PATTERN=TEXT`` adds
+``(TEXT)`` to every configuration matching the regular expression PATTERN
+(``--label "^SFFBA.*R=inf=clipping off"``). Below the configurations, the
+reference results the runs carry (``reference_results``: x0, x*, all
+weights 1, the oracle weights, the validation-only model, the best single
+regularisation value), median over the repetitions.
+Results without a test error (Simulated) print ``—`` in those columns.
 docs/fashion_study.md prints its tables with this command.
 """
 import argparse
@@ -21,83 +34,136 @@ import re
 import numpy as np
 import pandas as pd
 
+from benchmark_utils.plot_views import short_labels
+from benchmark_utils.reference_columns import (NAMES, reference_names,
+                                               reference_value)
+from tools import results_file
+from tools.budget_reading import grid_step, read_at, read_end
+
 RUN = ["dataset_name", "solver_name", "idx_rep"]
+NEEDED = RUN + ["objective_epochs", "objective_value"]
+# (table key, metric column, scale)
+QUALITIES = (("h", "objective_value", 1.0),
+             ("err", "objective_test_error", 100.0),
+             ("own", "objective_test_error_iterate", 100.0))
 
 
 def run_rows(df, budget):
-    """One row per run: H and test error at the budget and at the end."""
+    """One row per run: the qualities at the budget and at the end, the
+    epochs read, how (``grid``, ``interpolated``, ``held``, ``diverged``)."""
+    step = grid_step(df)
+    columns = [c for _, c, _ in QUALITIES]
     rows = []
     for (data, solver, rep), run in df.groupby(RUN, sort=False):
-        run = run.sort_values("objective_epochs")
-        flags = run["objective_diverged"].to_numpy()
-        diverged = bool((flags == 1).any())
-        first_bad = int(np.argmax(flags == 1)) if diverged else len(run)
-        sound = run.iloc[:first_bad]
-        within = sound[sound["objective_epochs"] <= budget + 1e-9]
-        at = within.iloc[-1] if len(within) else None
-        end = sound.iloc[-1] if len(sound) else None
-        rows.append(dict(
-            dataset=data, solver=solver, rep=rep, diverged=diverged,
-            diverged_at=(float(run["objective_epochs"].iloc[first_bad])
-                         if diverged else np.nan),
-            h_budget=np.nan if at is None else at["objective_value"],
-            err_budget=(np.nan if at is None
-                        else 100 * at["objective_test_error"]),
-            h_end=np.nan if end is None else end["objective_value"],
-            err_end=(np.nan if end is None
-                     else 100 * end["objective_test_error"]),
-            epochs_end=np.nan if end is None else end["objective_epochs"]))
+        at, end = read_at(run, budget, columns, step), read_end(run, columns)
+        flags = pd.to_numeric(run.get("objective_diverged", pd.Series(
+            dtype=float)), errors="coerce").fillna(0)
+        diverged = bool((flags > 0).any())
+        row = dict(dataset=data, solver=solver, rep=rep, diverged=diverged,
+                   diverged_at=(float(run.loc[flags > 0, "objective_epochs"]
+                                      .min()) if diverged else np.nan),
+                   how=at.how, epochs_read=at.epochs,
+                   epochs_end=end.epochs)
+        for key, col, scale in QUALITIES:
+            row[f"{key}_budget"] = scale * at.values.get(col, np.nan)
+            row[f"{key}_end"] = scale * end.values.get(col, np.nan)
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
 def summary(runs):
     """Median over repetitions per (dataset, configuration)."""
     def med(values):
-        values = values.dropna()
+        values = pd.to_numeric(values, errors="coerce").dropna()
         return float(values.median()) if len(values) else np.nan
     out = []
     for (data, solver), conf in runs.groupby(["dataset", "solver"],
                                              sort=False):
-        out.append(dict(
-            dataset=data, solver=solver, runs=len(conf),
-            diverged=int(conf["diverged"].sum()),
-            diverged_at=med(conf["diverged_at"]),
-            h_budget=med(conf["h_budget"]),
-            err_budget=med(conf["err_budget"]),
-            h_end=med(conf["h_end"]), err_end=med(conf["err_end"]),
-            epochs_end=med(conf["epochs_end"])))
-    return pd.DataFrame(out).sort_values(["dataset", "h_budget"])
+        row = dict(dataset=data, solver=solver, runs=len(conf),
+                   diverged=int(conf["diverged"].sum()),
+                   diverged_at=med(conf["diverged_at"]),
+                   diverged_by_budget=int((conf["how"] == "diverged").sum()),
+                   interpolated=int((conf["how"] == "interpolated").sum()),
+                   epochs_read=med(conf["epochs_read"]),
+                   epochs_end=med(conf["epochs_end"]))
+        for key, _, _ in QUALITIES:
+            row[f"{key}_budget"] = med(conf[f"{key}_budget"])
+            row[f"{key}_end"] = med(conf[f"{key}_end"])
+        out.append(row)
+    table = pd.DataFrame(out)
+    return table.sort_values(["dataset", "h_budget"], kind="stable",
+                             na_position="last")
 
 
-def short_name(solver, labels):
-    name = solver.split("[")[0]
-    for pattern, text in labels:
-        if re.search(pattern, solver):
-            name += f" ({text})"
-    return name
+def reference_rows(df):
+    """{dataset: [(reference, H, test error (%))]}, median over the
+    repetitions, from the results' ``objective_ref_*`` columns."""
+    out = {}
+    for data, d in df.groupby("dataset_name", sort=False):
+        out[data] = [(NAMES[name],
+                      reference_value(d, name, "objective_value"),
+                      100 * reference_value(d, name, "objective_test_error"))
+                     for name in reference_names(d)]
+    return out
+
+
+def row_names(solvers, labels):
+    """Distinct names: the solver, the parameters that differ between its
+    configurations, then the ``--label`` texts that match."""
+    names = short_labels(list(solvers))
+    for solver in names:
+        for pattern, text in labels:
+            if re.search(pattern, solver):
+                names[solver] += f" ({text})"
+    return names
 
 
 def _num(value, fmt):
     return "—" if not np.isfinite(value) else format(value, fmt)
 
 
-def markdown(table, budget, labels=()):
-    lines = []
+def _budget_cell(value, fmt, interpolated):
+    return _num(value, fmt) + ("*" if interpolated and np.isfinite(value)
+                               else "")
+
+
+def markdown(table, budget, labels=(), references=None):
+    """The tables, one per dataset; ``*`` marks interpolated readings."""
+    lines, any_interpolated = [], False
     for data, rows in table.groupby("dataset", sort=False):
+        names = row_names(rows["solver"], labels)
         lines += [f"\n{data}\n",
                   f"| solver | H at {budget:g} epochs | test error (%) | "
-                  "H at the end | test error (%) | epochs at the end | "
-                  "diverged |",
-                  "|---|---|---|---|---|---|---|"]
+                  "own y's test error (%) | epochs read | H at the end | "
+                  "test error (%) | own y's test error (%) | epochs at the "
+                  "end | diverged |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows.itertuples():
+            interp = r.interpolated > 0
+            any_interpolated |= interp
             div = (f"{r.diverged} of {r.runs}"
                    + (f", at {r.diverged_at:.3g} epochs" if r.diverged
                       else ""))
+            if r.diverged_by_budget:
+                div += f" ({r.diverged_by_budget} by {budget:g} epochs)"
+            read = ("interpolated" if interp and r.interpolated == r.runs
+                    - r.diverged_by_budget else _num(r.epochs_read, ".4g")
+                    + (f" ({r.interpolated} interpolated)" if interp
+                       else ""))
             lines.append(
-                f"| {short_name(r.solver, labels)} | "
-                f"{_num(r.h_budget, '.3f')} | {_num(r.err_budget, '.1f')} | "
+                f"| {names[r.solver]} | "
+                f"{_budget_cell(r.h_budget, '.3f', interp)} | "
+                f"{_budget_cell(r.err_budget, '.1f', interp)} | "
+                f"{_budget_cell(r.own_budget, '.1f', interp)} | {read} | "
                 f"{_num(r.h_end, '.3f')} | {_num(r.err_end, '.1f')} | "
-                f"{_num(r.epochs_end, '.3g')} | {div} |")
+                f"{_num(r.own_end, '.1f')} | {_num(r.epochs_end, '.3g')} | "
+                f"{div} |")
+        for name, h, err in (references or {}).get(data, ()):
+            lines.append(f"| reference: {name} | {_num(h, '.3f')} | "
+                         f"{_num(err, '.1f')} | — | — | — | — | — | — | — |")
+    if any_interpolated:
+        lines.append(f"\n\\* interpolated linearly in epochs at {budget:g} "
+                     "epochs (the results are not on a common grid)")
     return "\n".join(lines)
 
 
@@ -111,6 +177,13 @@ def parse_label(text):
     return key, name
 
 
+def load(paths):
+    """The results files, each checked for the columns the table needs."""
+    return pd.concat([results_file.read_checked(p, NEEDED,
+                                                "tools.study_table")
+                      for p in paths], ignore_index=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("results", nargs="+")
@@ -119,10 +192,9 @@ def main(argv=None):
     parser.add_argument("--label", type=parse_label, action="append",
                         default=[])
     args = parser.parse_args(argv)
-    df = pd.concat([pd.read_parquet(p) if p.endswith(".parquet")
-                    else pd.read_csv(p) for p in args.results])
+    df = load(args.results)
     print(markdown(summary(run_rows(df, args.budget)), args.budget,
-                   args.label))
+                   args.label, reference_rows(df)))
 
 
 if __name__ == "__main__":

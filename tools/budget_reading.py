@@ -1,0 +1,119 @@
+"""A run's metrics read at a budget of epochs, the same budget for every
+run of a table.
+
+- Results evaluated on a common grid (the Objective's ``eval_epochs``:
+  point c at n_samples >= c eval_epochs (n + m)): the run's grid point, its
+  first evaluation at or past the budget, at most one grid step past it
+  (one iteration past the grid's epochs); the epochs it read are reported.
+- Results not on a common grid (the stored ``docs/study/*.parquet``), or a
+  run whose first point past the budget is further: the metrics are
+  interpolated linearly in epochs between the evaluations on either side of
+  the budget, and marked as interpolated.
+- A run that stopped before the budget without diverging (converged, or
+  no progress) keeps its last point.
+- A run that diverged (a point flagged ``objective_diverged``) at or before
+  the budget, or before the reading's evaluations on either side, has no
+  reading: it is never reported with an earlier value (its starting H).
+"""
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+EPOCHS = "objective_epochs"
+FLAG = "objective_diverged"
+TOL = 1e-9
+
+
+@dataclass
+class Reading:
+    """The metrics of one run at a budget: ``values`` {column: value},
+    ``epochs`` read (the budget when interpolated) and ``how``: ``grid``,
+    ``interpolated``, ``held`` (the run ended before the budget),
+    ``diverged`` (no reading)."""
+    how: str
+    epochs: float = np.nan
+    values: dict = field(default_factory=dict)
+
+
+def grid_step(df):
+    """The Objective's ``eval_epochs`` of the results (``p_obj_eval_epochs``
+    or ``eval_epochs=`` in ``objective_name``), None when they have no
+    common grid."""
+    if "p_obj_eval_epochs" in df:
+        steps = pd.to_numeric(df["p_obj_eval_epochs"], errors="coerce")
+        steps = steps.dropna().unique()
+        if len(steps) == 1 and steps[0] > 0:
+            return float(steps[0])
+    if "objective_name" in df:
+        found = {m.group(1) for m in (
+            re.search(r"eval_epochs=([0-9.eE+-]+)", str(name))
+            for name in df["objective_name"].unique()) if m}
+        if len(found) == 1:
+            step = float(found.pop())
+            return step if step > 0 else None
+    return None
+
+
+def sound_points(run):
+    """The run's evaluations in epoch order, up to (not including) its
+    first flagged point, and the epochs of that point (NaN if none)."""
+    run = run.sort_values(EPOCHS, kind="stable")
+    if FLAG not in run:
+        return run, np.nan
+    flags = pd.to_numeric(run[FLAG], errors="coerce").fillna(0).to_numpy()
+    if not (flags > 0).any():
+        return run, np.nan
+    first = int(np.argmax(flags > 0))
+    return run.iloc[:first], float(run[EPOCHS].iloc[first])
+
+
+def read_at(run, budget, columns, step=None):
+    """``Reading`` of ``columns`` of one run at ``budget`` epochs (see the
+    module doc); ``step`` is the results' grid step (``grid_step``)."""
+    sound, diverged_at = sound_points(run)
+    if np.isfinite(diverged_at) and diverged_at <= budget + TOL:
+        return Reading("diverged")
+    if sound.empty:
+        return Reading("diverged")
+    epochs = sound[EPOCHS].to_numpy(dtype=float)
+    after = np.flatnonzero(epochs >= budget - TOL)
+    if not after.size:
+        if np.isfinite(diverged_at):  # diverged between its last point
+            return Reading("diverged")  # and the budget
+        last = sound.iloc[-1]
+        return Reading("held", float(epochs[-1]), _values(last, columns))
+    i = int(after[0])
+    if abs(epochs[i] - budget) <= TOL * max(1.0, budget) or (
+            step is not None and epochs[i] < budget + step):
+        return Reading("grid", float(epochs[i]),
+                       _values(sound.iloc[i], columns))
+    if i == 0:  # the run starts past the budget
+        return Reading("grid", float(epochs[0]),
+                       _values(sound.iloc[0], columns))
+    lo, hi = sound.iloc[i - 1], sound.iloc[i]
+    w = (budget - epochs[i - 1]) / (epochs[i] - epochs[i - 1])
+    values = {c: (1 - w) * _num(lo, c) + w * _num(hi, c) for c in columns}
+    return Reading("interpolated", float(budget), values)
+
+
+def read_end(run, columns):
+    """``Reading`` at the run's last point before it diverged (``held``),
+    or ``diverged`` when it has none."""
+    sound, _ = sound_points(run)
+    if sound.empty:
+        return Reading("diverged")
+    last = sound.iloc[-1]
+    return Reading("held", float(last[EPOCHS]), _values(last, columns))
+
+
+def _num(row, column):
+    try:
+        return float(row[column])
+    except (KeyError, TypeError, ValueError):
+        return np.nan
+
+
+def _values(row, columns):
+    return {c: _num(row, c) for c in columns}
