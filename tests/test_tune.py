@@ -13,7 +13,8 @@ import yaml
 from benchopt.utils.parametrized_name_mixin import _extract_options
 from optuna.trial import TrialState
 
-from bench_helpers import ROOT, SMALL, objective_for, solver_class
+from bench_helpers import (ROOT, SMALL, benchmark, objective_for,
+                           solver_class)
 from tools import paper_grid
 from tools.tune import cli, report, run, space, study as tstudy, workers
 
@@ -84,40 +85,23 @@ def test_end_to_end_equal_budgets_and_written_config(tmp_path, capsys):
     assert "tools.tune" in config.read_text()
     objective = objective_for(dict(n=200, m=300, dim_x=5, dim_y=10))
     assert conf["max-runs"] == report.MAX_RUNS
+    # the Objective's grid puts callback call 63 at the tuning's 2 epochs
+    # for every solver; no solver line sets eval_freq
+    assert conf["objective"] == [
+        f"Bilevel Optimization[eval_epochs={2.0 / 63!r}]"]
+    assert report.CALLS_AT_BUDGET * report.eval_epochs(2.0) == 2.0
+    assert report.OBJECTIVE == objective.name
+    assert "eval_freq" not in config.read_text()
     for spec in conf["solver"]:
         name, _, params = _extract_options(spec)
         best = rec["solvers"][name]["best"]["parameters"]
         params = {k: v[0] if isinstance(v, list) else v
                   for k, v in params.items()}
-        # eval_freq: the iterations of epochs / 63 at the solver's rate
-        rate = rec["solvers"][name]["samples_per_iteration"]
-        freq = params.pop("eval_freq")
-        assert freq == rec["solvers"][name]["eval_freq"] == max(1, round(
-            2.0 * 500 / report.CALLS_AT_BUDGET / rate))
         assert params == pytest.approx(best)
         solver = solver_class(name).get_instance(**params)
         solver.set_objective(**objective.get_objective())
         for key, value in best.items():
             assert getattr(solver.cfg, key) == pytest.approx(value), key
-
-
-def test_eval_freq_puts_every_solver_on_one_grid_of_samples():
-    """A solver drawing a full pass per iteration and one drawing a
-    minibatch get eval_freq in the ratio of their rates, at least 1."""
-    n_samples = 25_000
-    page = report.eval_freq(10, n_samples, 0.95 * n_samples)
-    minibatch = report.eval_freq(10, n_samples, 4 * 64)
-    assert page == 1
-    assert minibatch == round(10 * n_samples / 63 / 256) == 16
-    assert report.eval_freq(10, n_samples, 1e-3) > 1e6
-    # the written rates are the runs' own, in proportion to the batch,
-    # the full pass that starts SABA (init=full) left out
-    runner = run.Runner(SMALL)
-    for name in ("SOBA", "SABA"):
-        assert runner.samples_per_iteration(
-            name, dict(batch_size=8), 1.0) == pytest.approx(
-                runner.samples_per_iteration(name, dict(batch_size=16), 1.0)
-                / 2)
 
 
 def test_resume_runs_only_the_remaining_trials(tmp_path, monkeypatch):
@@ -151,27 +135,75 @@ def test_resume_runs_only_the_remaining_trials(tmp_path, monkeypatch):
             [t.params for t in _trials(resumed[name])]
 
 
-def test_an_interrupted_trial_fails_and_is_run_again(tmp_path, monkeypatch):
-    storage = tmp_path / "t.log"  # the journal file storage
+def _interrupt_at(monkeypatch, run_index, step):
+    """Ctrl-C inside the ``run_index``-th run (from 1), at its evaluation
+    point ``step``, after the point is reported (mid-trial)."""
     original = run.Runner.run
     calls = []
 
-    def interrupted(self, *args, **kwargs):
+    def interrupted(self, name, values, epochs, n_evals, metric="value",
+                    report=None):
         calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return original(self, *args, **kwargs)
+        here = len(calls)
+
+        def stopping(at, value, epochs):
+            report(at, value, epochs)
+            if here == run_index and at == step:
+                raise KeyboardInterrupt
+        return original(self, name, values, epochs, n_evals, metric,
+                        stopping)
 
     monkeypatch.setattr(run.Runner, "run", interrupted)
-    argv = _argv(storage, 3, solvers="SOBA")
+    return calls
+
+
+def _history(storage, argv):
+    """Every trial of every study: what a resumed tuning must repeat."""
+    return {s: [(t.number, t.state, t.params, t.value,
+                 t.intermediate_values, t.user_attrs.get("excluded"))
+                for t in _trials(st)]
+            for s, st in _studies(storage, argv).items()}
+
+
+def _clock(storage, argv):
+    return _studies(storage, argv)["SPABA"].user_attrs[tstudy.CLOCK]
+
+
+@pytest.mark.parametrize("suffix", [".db", ".log"])
+def test_an_interrupted_tuning_resumes_to_the_uninterrupted_trials(
+        tmp_path, monkeypatch, suffix):
+    """Ctrl-C in the middle of a trial: the trial stays running, marked
+    interrupted; the rerun runs it again in place, then the rest, and the
+    studies hold what an uninterrupted tuning holds (pruning included);
+    the interrupted invocation's time is kept."""
+    storage, fresh = tmp_path / f"t{suffix}", tmp_path / f"fresh{suffix}"
+    argv = _argv(storage, 6, "--evals", "9")
+    fresh_argv = _argv(fresh, 6, "--evals", "9")
+    cli.main(fresh_argv)
+    calls = _interrupt_at(monkeypatch, 8, 3)  # SOBA's 2nd trial
     with pytest.raises(KeyboardInterrupt):
         cli.main(argv)
-    states = [t.state for t in _trials(_studies(storage, argv)["SOBA"])]
-    assert states[0] in tstudy.COUNTED and states[1] == TrialState.FAIL
+    soba = _trials(_studies(storage, argv)["SOBA"])
+    assert [t.state for t in soba] == [TrialState.COMPLETE,
+                                       TrialState.RUNNING]
+    assert soba[1].user_attrs[tstudy.INTERRUPTED] is True
+    assert sorted(soba[1].intermediate_values) == [1, 2, 3]
+    first = _clock(storage, argv)
+    assert len(first) == 1 and list(first.values())[0] > 0
     cli.main(argv)
-    trials = _trials(_studies(storage, argv)["SOBA"])
-    assert sum(t.state in tstudy.COUNTED for t in trials) == 3
-    assert _record(storage)["solvers"]["SOBA"]["failed"] == 1
+    assert len(calls) == 8 + 5  # the interrupted trial again, 4 more
+    resumed = _history(storage, argv)
+    assert resumed == _history(fresh, fresh_argv)
+    states = [t[1] for trials in resumed.values() for t in trials]
+    assert TrialState.PRUNED in states and TrialState.COMPLETE in states
+    rec = _record(storage)
+    assert rec["solvers"]["SOBA"]["failed"] == 0
+    assert rec["solvers"]["SOBA"]["trials"] == 6
+    # both invocations' wall time
+    clock = _clock(storage, argv)
+    assert len(clock) == 2 and set(first) < set(clock)
+    assert rec["elapsed_seconds"] == pytest.approx(sum(clock.values()),
+                                                   abs=2e-3)
 
 
 def test_a_diverging_configuration_is_excluded(tmp_path):
@@ -326,6 +358,9 @@ def test_values_are_rounded_to_what_the_config_repeats():
 
 @pytest.mark.slow
 def test_written_config_runs_in_benchopt(tmp_path):
+    if "eval_epochs" not in benchmark().get_benchmark_objective().parameters:
+        pytest.skip("the written config sets the Objective's eval_epochs, "
+                    "a parameter this Objective does not have")
     storage, config = tmp_path / "t.db", tmp_path / "best.yml"
     cli.main(_argv(storage, 3, "--write", str(config)))
     out = tmp_path / "res.parquet"

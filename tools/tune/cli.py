@@ -1,20 +1,31 @@
 """The command line of ``python -m tools.tune`` (see the package
-docstring)."""
+docstring).
+
+Refused before anything runs or is written, with the option named (exit
+code 2): bad values, ``--fix`` values the solvers' own configuration
+check refuses, another ``--seed`` than the stored studies', an output
+(``--write``, ``--record``) that is the storage's file or another
+output's (paths resolved, symbolic links followed), and a storage that
+cannot be used.  Outputs are written atomically (``report.write_atomic``).
+"""
 import argparse
-import json
+import os
+import socket
 import sys
 import time
 from pathlib import Path
 
 import optuna
 
-from .report import (add_eval_freq, config_text, record, record_path,
-                     summary, write_record)
+from .report import config_text, record, record_path, summary, \
+    write_atomic, write_record
 from .run import METRICS, Runner, check_metric
 from .space import (SOLVERS, check_fixed, check_solvers, parse_fixed,
                     parse_range)
-from .study import PRUNERS, Settings, prepare
-from .workers import Slots, run_parallel, work
+from .study import (PRUNERS, STORAGE_ERRORS, Settings, StorageProblem,
+                    elapsed, load_study, open_storage, prepare,
+                    problem_text, save_clock)
+from .workers import Slots, resume_all, run_parallel, work
 
 
 def _positive_int(name):
@@ -99,29 +110,109 @@ def settings_of(args):
                     seed=args.seed, ranges=ranges, fixed=fixed)
 
 
-def earlier_elapsed(rec_path, settings, todo):
-    """Wall time of the earlier runs of a resumed tuning, from its record
-    (0 for a fresh one), so that the record's ``elapsed_seconds`` is the
-    whole tuning's."""
-    fresh = sum(todo.values()) == settings.trials * len(settings.solvers)
-    if fresh or not Path(rec_path).is_file():
-        return 0.0
+def storage_file(storage):
+    """The file of ``--storage`` (a path, or an ``sqlite:///`` URL's),
+    None for a database server."""
+    if storage.startswith("sqlite:///"):
+        path = storage[len("sqlite:///"):].split("?")[0]
+        return Path(path[len("file:"):] if path.startswith("file:")
+                    else path)
+    return None if "://" in storage else Path(storage)
+
+
+def _same_file(a, b):
+    """Whether paths ``a`` and ``b`` name one file (resolved through
+    symbolic links; hard links too when both exist)."""
+    if a.resolve() == b.resolve():
+        return True
     try:
-        earlier = json.loads(Path(rec_path).read_text())
-    except ValueError:
-        return 0.0
-    return float(earlier.get("elapsed_seconds", 0.0))
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
-def best_rates(runner, rec, epochs):
-    """Sample evaluations per iteration of each solver's best
-    configuration in the record ``rec`` over ``epochs`` epochs (for the
-    run config's ``eval_freq``; restarts and random full passes
-    included)."""
-    return {solver: runner.samples_per_iteration(
-                solver, srec["best"]["parameters"], epochs)
-            for solver, srec in rec["solvers"].items()
-            if srec["best"] is not None}
+def check_outputs(storage, outputs):
+    """A ValueError when an output (``{option: path or None}``) is the
+    storage's file or another output: writing it would replace that."""
+    taken = []
+    data = storage_file(storage)
+    if data is not None:
+        taken.append(("--storage", data))
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        path = Path(path)
+        for other, where in taken:
+            if _same_file(path, where):
+                what = ("the tuning database" if other == "--storage"
+                        else "that output")
+                raise ValueError(
+                    f"{option} {path} is the file of {other} ({where}): "
+                    f"writing it would replace {what}; give {option} "
+                    "another path")
+        taken.append((option, path))
+
+
+class Clock:
+    """This invocation's wall time, kept in the storage (the first
+    solver's study) so that an interrupted invocation counts too."""
+
+    def __init__(self, settings):
+        self.t0 = time.perf_counter()
+        self.key = (f"{socket.gethostname()} {os.getpid()} "
+                    f"{time.strftime('%Y-%m-%dT%H:%M:%S')}")
+        self.study = load_study(open_storage(settings.storage), settings,
+                                settings.solvers[0])
+
+    def __call__(self):
+        """Save the time so far."""
+        save_clock(self.study, self.key, time.perf_counter() - self.t0)
+
+
+def check_fixed_values(runner, settings):
+    """Every solver's ``--fix`` values through its own configuration
+    check (a ValueError naming them), before any trial."""
+    for solver in settings.solvers:
+        runner.check_fixed(solver, settings.fixed_of(solver))
+
+
+def run_trials(settings, todo, jobs, runner, clock):
+    """Run the remaining trials (``todo`` per solver) on ``jobs``
+    processes; the clock is saved on the way out, Ctrl-C included."""
+    try:
+        if jobs == 1:
+            work(settings, Slots(todo), runner=runner, clock=clock)
+        else:
+            left = resume_all(settings, todo, runner, clock)
+            run_parallel(settings, left, jobs, clock)
+    finally:
+        try:
+            clock()
+        except STORAGE_ERRORS:
+            pass
+
+
+def write_outputs(args, settings, runner, rec_path):
+    """The record (and the run config of ``--write``), written
+    atomically; their names printed."""
+    studies = [load_study(open_storage(settings.storage), settings, s)
+               for s in settings.solvers]
+    rec = record(settings, runner.tuning_key, elapsed(studies))
+    write_record(rec_path, rec)
+    print(summary(rec))
+    print(f"\nrecord written to {rec_path}")
+    if args.write:
+        write_atomic(args.write, config_text(rec, rec_path))
+        print(f"run config written to {args.write}: benchopt run . "
+              f"--config {args.write}")
+
+
+def storage_error(p, storage, err):
+    """Exit (code 2) with one line naming the storage and what to do."""
+    text = str(err) if isinstance(err, StorageProblem) else problem_text(
+        storage, err)
+    print(f"{p.prog}: error: {text}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def main(argv=None):
@@ -131,30 +222,29 @@ def main(argv=None):
     try:
         settings = settings_of(args)
         rec_path = record_path(settings, args.record)
+        check_outputs(settings.storage, {"--record": rec_path,
+                                         "--write": args.write})
         runner = Runner(settings.dataset)
         runner.check_metric(settings.metric)
+        check_fixed_values(runner, settings)
         todo, lines = prepare(settings, args.fail_running)
+        clock = Clock(settings)
     except ValueError as err:
         p.error(str(err))
+    except (StorageProblem,) + STORAGE_ERRORS as err:
+        storage_error(p, args.storage, err)
     print("\n".join(lines), flush=True)
-    t0 = time.perf_counter()
-    if sum(todo.values()):
-        if args.jobs == 1:
-            work(settings, Slots(todo), runner=runner)
+    try:
+        if sum(todo.values()):
+            run_trials(settings, todo, args.jobs, runner, clock)
         else:
-            run_parallel(settings, todo, args.jobs)
-    elapsed = time.perf_counter() - t0 + earlier_elapsed(
-        rec_path, settings, todo)
-    rec = record(settings, runner.tuning_key, elapsed)
-    if args.write:
-        add_eval_freq(rec, best_rates(runner, rec, settings.epochs),
-                      runner.n_samples)
-    write_record(rec_path, rec)
-    print(summary(rec))
-    print(f"\nrecord written to {rec_path}")
-    if args.write:
-        Path(args.write).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.write).write_text(config_text(rec, rec_path))
-        print(f"run config written to {args.write}: benchopt run . "
-              f"--config {args.write}")
+            clock()
+    except (StorageProblem, optuna.exceptions.StorageInternalError) as err:
+        storage_error(p, args.storage, err)
+    try:
+        write_outputs(args, settings, runner, rec_path)
+    except (StorageProblem, optuna.exceptions.StorageInternalError) as err:
+        storage_error(p, args.storage, err)
+    except ValueError as err:
+        p.error(str(err))
     return 0

@@ -3,14 +3,13 @@ storage), the run config of each solver's best configuration, and the
 ``TUNED`` entry of ``benchmark_utils/tuned.py`` to paste.
 
 The run config evaluates every solver on the same grid of sample
-evaluations: benchopt evaluates at callback calls 0, 1, 2, 3, 4, 6, 9,
-..., 42, 63, 94 (x1.5; 13 points with ``max-runs: 12``), and a callback
-runs ``eval_freq`` iterations, so each solver's ``eval_freq`` is the
-iterations of ``epochs / CALLS_AT_BUDGET`` epochs at its measured rate:
-call 63 falls at the tuning's epoch budget and the last point at 1.5
-times it, whatever an iteration costs.  (With one ``eval_freq`` for all,
-a solver drawing a full pass per iteration would be first evaluated a
-hundred epochs after one drawing a minibatch.)
+evaluations through the Objective's ``eval_epochs``: callback call c of
+every solver is evaluated at the first iteration end where the solver has
+drawn c * eval_epochs epochs; benchopt evaluates at calls 0, 1, 2, 3, 4,
+6, 9, ..., 42, 63, 94 (x1.5; 13 points with ``max-runs: 12``), so
+``eval_epochs = epochs / CALLS_AT_BUDGET`` puts call 63 at the tuning's
+epoch budget and the last point at 1.5 times it, whatever an iteration
+of each solver costs.
 
 Every solver is ranked on its first ``trials`` counted trials (by trial
 number), so that budgets stay equal even when a study holds more; the best
@@ -20,6 +19,9 @@ never ranked).
 import datetime
 import json
 import math
+import os
+import stat
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -31,6 +33,7 @@ from .study import COUNTED, load_study, open_storage
 
 CALLS_AT_BUDGET = 63  # the callback call of benchopt's 12th point
 MAX_RUNS = 12  # benchopt's -n: points at calls 0, 1, ..., 63, 94
+OBJECTIVE = "Bilevel Optimization"  # the benchmark's Objective
 
 
 def _trial_row(t):
@@ -70,11 +73,10 @@ def solver_record(study, settings, solver):
         all_trials=[_trial_row(t) for t in trials])
 
 
-def eval_freq(epochs, n_samples, samples_per_iteration):
-    """Iterations between two callback calls so that call
-    ``CALLS_AT_BUDGET`` falls at ``epochs`` epochs (at least 1)."""
-    per_call = epochs * n_samples / CALLS_AT_BUDGET
-    return max(1, round(per_call / samples_per_iteration))
+def eval_epochs(epochs):
+    """The Objective's ``eval_epochs`` that puts callback call
+    ``CALLS_AT_BUDGET`` at ``epochs`` epochs."""
+    return epochs / CALLS_AT_BUDGET
 
 
 def record(settings, tuning_key, elapsed=None):
@@ -97,18 +99,6 @@ def record(settings, tuning_key, elapsed=None):
     return rec
 
 
-def add_eval_freq(rec, rates, n_samples):
-    """Record each solver's ``samples_per_iteration`` (``rates``: solver ->
-    sample evaluations per iteration of its best configuration) and the
-    ``eval_freq`` the run config gives it; ``n_samples`` is n + m."""
-    rec["n_samples"] = n_samples
-    for solver, rate in rates.items():
-        srec = rec["solvers"][solver]
-        srec["samples_per_iteration"] = round(rate, 3)
-        srec["eval_freq"] = eval_freq(rec["budget"]["epochs"], n_samples,
-                                      rate)
-
-
 def criterion_text(settings):
     what = {"value": "H(x) = f(x, y*(x)) on the validation samples",
             "grad_norm2": "log10 |grad H(x)|^2",
@@ -128,8 +118,41 @@ def record_path(settings, given=None):
 
 
 def write_record(path, rec):
+    write_atomic(path, json.dumps(rec, indent=1, default=_json_default)
+                 + "\n")
+
+
+def write_atomic(path, text):
+    """Write ``text`` to ``path`` through a temporary file of the same
+    folder and ``os.replace``: an interrupted write leaves the old file
+    (or none), never a truncated one.  The file keeps the mode of the one
+    it replaces (else the umask's)."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(rec, indent=1, default=_json_default) + "\n")
+    mode = _mode_of(path)
+    handle = tempfile.NamedTemporaryFile(
+        "w", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp",
+        delete=False)
+    try:
+        with handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(handle.name, mode)
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def _mode_of(path):
+    """The permission bits of ``path``, or those a new file gets."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _json_default(value):
@@ -149,9 +172,10 @@ def solver_string(solver, parameters):
 
 
 def config_text(rec, record_file=None):
-    """A benchopt run config: the dataset and each solver's best
-    configuration (with its ``eval_freq`` when the record has it), five
-    repetitions, ``MAX_RUNS`` points, and a note of the study."""
+    """A benchopt run config: the Objective on the tuning's grid of
+    evaluations (``eval_epochs``), the dataset and each solver's best
+    configuration, five repetitions, ``MAX_RUNS`` points, and a note of
+    the study."""
     b = rec["budget"]
     note = (
         "Written by `python -m tools.tune`: the best configuration of each "
@@ -161,25 +185,21 @@ def config_text(rec, record_file=None):
         f"{rec['pruner']}; study {rec['storage']}"
         + (f", record {record_file}" if record_file else "") + ".")
     lines = ["# " + line for line in textwrap.wrap(note, 76)]
-    timed = any("eval_freq" in s for s in rec["solvers"].values())
-    if timed:
-        lines += ["# " + line for line in textwrap.wrap(
-            "eval_freq: each solver's iterations per callback at its "
-            f"measured rate, so that every solver is evaluated after the "
-            f"same sample evaluations: call {CALLS_AT_BUDGET} at "
-            f"{b['epochs']:g} epochs, the last of the {MAX_RUNS + 1} "
-            f"points at {1.5 * b['epochs']:g}.", 76)]
-    lines += ["dataset:", f'  - "{rec["dataset"]}"', "solver:"]
+    lines += ["# " + line for line in textwrap.wrap(
+        "eval_epochs: every solver is evaluated after the same sample "
+        f"evaluations: callback call {CALLS_AT_BUDGET} at {b['epochs']:g} "
+        f"epochs, the last of the {MAX_RUNS + 1} points at "
+        f"{1.5 * b['epochs']:g}.", 76)]
+    lines += ["objective:",
+              f'  - "{OBJECTIVE}[eval_epochs={eval_epochs(b["epochs"])!r}]"',
+              "dataset:", f'  - "{rec["dataset"]}"', "solver:"]
     missing = []
     for solver, srec in rec["solvers"].items():
         if srec["best"] is None:
             missing.append(solver)
             continue
         crit = srec["best"]["criterion"]
-        values = dict(srec["best"]["parameters"])
-        if "eval_freq" in srec:
-            values["eval_freq"] = srec["eval_freq"]
-        lines.append(f'  - "{solver_string(solver, values)}'
+        lines.append(f'  - "{solver_string(solver, srec["best"]["parameters"])}'
                      f'"  # criterion {crit:.6g}')
     if len(missing) == len(rec["solvers"]):
         raise ValueError("no solver has a complete trial: nothing to write "
@@ -187,9 +207,7 @@ def config_text(rec, record_file=None):
     for solver in missing:
         lines.append(f"# {solver}: no complete trial (all diverged or "
                      "pruned), left out")
-    lines.append("n-repetitions: 5")
-    if timed:
-        lines.append(f"max-runs: {MAX_RUNS}")
+    lines += ["n-repetitions: 5", f"max-runs: {MAX_RUNS}"]
     return "\n".join(lines) + "\n"
 
 

@@ -168,19 +168,20 @@ class Runner:
                 report(step, sum(scores) / len(scores), at)
         return sum(scores) / len(scores), scores
 
-    def samples_per_iteration(self, name, values, epochs):
-        """Sample evaluations per iteration of solver ``name`` with
-        ``values``, averaged over ``epochs`` epochs after its first
-        iteration (or until it diverged): a full pass at the start
-        (``init=full``, a first PAGE or restart pass) is not the rate at
-        which the run goes on."""
-        solver = self.solver(name, values)
-        state = solver.state
-        state.run(1)
-        samples, iteration = state.n_samples, state.iteration
-        _advance(state, samples + self.n_samples * epochs)
-        return (state.n_samples - samples) / max(
-            state.iteration - iteration, 1)
+    def check_fixed(self, name, values):
+        """A ValueError when solver ``name``'s own configuration check
+        (``algorithms.config_of``, through the solver as a run builds it)
+        refuses the ``--fix`` ``values`` on this dataset, naming them."""
+        solver = self.solvers[name].get_instance(**values)
+        solver.dataset = self.tuning_key
+        problem = self.objective.problem
+        solver._sizes = (problem.n, problem.m)
+        try:
+            solver.config()
+        except ValueError as err:
+            given = ", ".join(f"{k}={v}" for k, v in values.items())
+            raise ValueError(f"--fix {given}: {name} refuses it ({err})") \
+                from None
 
 
 def _advance(state, target):

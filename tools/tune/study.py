@@ -4,11 +4,15 @@ that run the trials: ``workers``).
 
 Storage.  ``--storage`` is a file, ``*.db`` (Optuna's SQLite storage) or
 ``*.log`` (Optuna's journal file, for several machines on a shared file
-system), or a database URL (``postgresql://...``, ``mysql://...``).  The
-SQL storages keep a heartbeat: a trial whose process was killed is marked
-failed ``GRACE`` seconds after its last beat and its slot is run again; a
-journal file has no heartbeat, and ``--fail-running`` marks its running
-trials failed (when no other process works on it).
+system), or a database URL (``postgresql://...``, ``mysql://...``).  A
+storage that cannot be used (a folder, a read-only or damaged file) is
+named in one line saying what to do (``StorageProblem``).  Processes
+starting together on a new storage may race to create its tables or a
+study: creating is retried (``RETRIES``).  The SQL storages keep a
+heartbeat: a trial whose process was killed is marked failed ``GRACE``
+seconds after its last beat and its slot is run again; a journal file has
+no heartbeat, and ``--fail-running`` marks its running trials failed
+(when no other process works on it).
 
 Budget.  A study's trials *count* when they finished as complete or pruned
 (a pruned trial spent its epochs too; diverged runs are pruned trials with
@@ -16,9 +20,18 @@ an ``excluded`` reason).  A process runs ``budget - counted - running``
 more trials; before running, each trial checks that fewer than ``budget``
 counted or running trials precede it (by number), so processes on several
 machines never exceed the budget: a trial past it is marked failed
-(``excluded``: over budget) and its process moves on.  A trial interrupted
-by Ctrl-C fails and does not count: a rerun with the same arguments runs
-the remaining trials, the finished ones are kept.
+(``excluded``: over budget) and its process moves on.
+
+Resume.  A trial stopped by Ctrl-C stays running, marked ``interrupted``
+(and is never marked failed by the heartbeat): a rerun with the same
+arguments runs it again first, in place (the same trial number, the
+parameters it drew, the pruner's brackets and rungs), then the remaining
+trials; the finished ones are kept.  So an interrupted and resumed tuning
+holds the trials an uninterrupted one holds (with one worker).  The wall
+time of every invocation is kept in the storage (``CLOCK``, saved after
+every trial), so the record's ``elapsed_seconds`` includes interrupted
+ones.  The ``--seed`` of the studies is stored; a rerun with another is
+refused.
 
 Sampler.  TPE (multivariate), reseeded before each trial from ``--seed``,
 the number of trials in the study and the worker's index: a resumed study
@@ -29,12 +42,15 @@ Pruner: Hyperband (default) or successive halving over the evaluation
 points, the running criterion reported at each.
 """
 import json
+import sqlite3
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import optuna
+import sqlalchemy.exc
 from optuna.trial import TrialState
 
 from .space import solver_fixed, solver_space
@@ -47,6 +63,19 @@ COUNTED = (TrialState.COMPLETE, TrialState.PRUNED)
 PRUNERS = ("hyperband", "halving", "none")
 SQLITE = (".db", ".sqlite", ".sqlite3")
 JOURNAL = (".log", ".journal")
+RETRIES = 8  # attempts at creating a storage's tables or a study
+INTERRUPTED = "interrupted"  # user attribute of a trial stopped by Ctrl-C
+CLOCK = "elapsed_seconds"  # study user attribute: seconds per invocation
+# What a storage that cannot be used raises (Optuna wraps the SQL errors
+# in StorageInternalError; a journal file's are OSError or JSON errors)
+STORAGE_ERRORS = (optuna.exceptions.StorageInternalError,
+                  sqlalchemy.exc.SQLAlchemyError, sqlite3.Error, OSError,
+                  json.JSONDecodeError, UnicodeDecodeError)
+
+
+class StorageProblem(Exception):
+    """A storage that cannot be used; the message names it and says what
+    to do."""
 
 
 @dataclass
@@ -83,13 +112,23 @@ class Settings:
 
 
 def open_storage(storage, heartbeat=HEARTBEAT, grace=GRACE):
-    """The Optuna storage of ``--storage`` (see the module docstring)."""
+    """The Optuna storage of ``--storage`` (see the module docstring);
+    ``StorageProblem`` when it cannot be used."""
+    try:
+        return _retried(_open_storage, storage, heartbeat, grace)
+    except STORAGE_ERRORS as err:
+        raise StorageProblem(problem_text(storage, err)) from err
+
+
+def _open_storage(storage, heartbeat, grace):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         if "://" in storage:
             return optuna.storages.RDBStorage(
                 storage, heartbeat_interval=heartbeat, grace_period=grace)
         path = Path(storage)
+        if path.is_dir():
+            raise IsADirectoryError(21, "is a folder", str(path))
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix in SQLITE:
             return optuna.storages.RDBStorage(
@@ -101,6 +140,53 @@ def open_storage(storage, heartbeat=HEARTBEAT, grace=GRACE):
             return optuna.storages.journal.JournalStorage(backend)
     raise ValueError(f"--storage must end in one of {SQLITE + JOURNAL} or be "
                      f"a database URL, got {storage!r}")
+
+
+def _retried(function, *args):
+    """``function(*args)``, tried again (``RETRIES`` times in all, after
+    0.05, 0.1, ... s) when it raises a storage error: processes creating
+    the same storage or study at once can collide."""
+    for attempt in range(RETRIES):
+        try:
+            return function(*args)
+        except STORAGE_ERRORS + (optuna.exceptions.DuplicatedStudyError,):
+            if attempt == RETRIES - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+
+
+def _cause(err):
+    """The innermost cause of ``err``, as one line."""
+    while err.__cause__ is not None or err.__context__ is not None:
+        err = err.__cause__ or err.__context__
+    text = str(err).strip().splitlines()
+    return text[0] if text else type(err).__name__
+
+
+def problem_text(storage, err):
+    """One line naming ``storage``, what is wrong with it (``err``) and
+    what to do."""
+    cause = _cause(err)
+    low = cause.lower()
+    if isinstance(err, IsADirectoryError) or "is a directory" in low:
+        what = ("is a folder; give a file (outputs/<name>.db or "
+                "<name>.log) or a database URL")
+    elif "readonly" in low or "read-only" in low or isinstance(
+            err, PermissionError):
+        what = (f"cannot be written ({cause}); make the file and its folder "
+                "writable by this user, or copy it to a writable place and "
+                "give that --storage")
+    elif "not a database" in low or "malformed" in low:
+        what = (f"is not a readable Optuna SQLite database ({cause}); "
+                "restore it, or move it away to start anew")
+    elif isinstance(err, (json.JSONDecodeError, UnicodeDecodeError)) or (
+            "journal" in low):
+        what = (f"is not a readable Optuna journal file ({cause}); restore "
+                "it, or move it away to start anew")
+    else:
+        what = (f"cannot be used ({cause}); check that it is an Optuna "
+                "storage this user can write, or give another --storage")
+    return f"--storage {storage}: {what}"
 
 
 def study_name(dataset, solver):
@@ -129,12 +215,27 @@ def make_sampler(seed, n_trials, worker):
 
 def load_study(storage, settings, solver, worker=0):
     """The study of (dataset, solver), created if new; a ValueError when
-    it holds trials of other settings."""
-    study = optuna.create_study(
+    it holds trials of other settings or another ``--seed``,
+    ``StorageProblem`` when the storage cannot be used."""
+    try:
+        study = _retried(_create_study, storage, settings, solver, worker)
+        _retried(_check_settings, study, settings, solver)
+    except STORAGE_ERRORS as err:
+        raise StorageProblem(problem_text(settings.storage, err)) from err
+    return study
+
+
+def _create_study(storage, settings, solver, worker):
+    return optuna.create_study(
         study_name=study_name(settings.dataset, solver), storage=storage,
         direction="minimize", load_if_exists=True,
         pruner=make_pruner(settings.pruner, settings.evals),
         sampler=make_sampler(settings.seed, 0, worker))
+
+
+def _check_settings(study, settings, solver):
+    """Store the settings and seed of a new study; a ValueError when the
+    study's differ."""
     want = settings.signature(solver)
     have = study.user_attrs.get("settings")
     if have is None:
@@ -146,7 +247,14 @@ def load_study(storage, settings, solver, worker=0):
             f"with other settings ({', '.join(diff)}: "
             f"{ {k: have.get(k) for k in diff} }); rerun with those, or use "
             "another --storage")
-    return study
+    seed = study.user_attrs.get("seed")
+    if seed is None:
+        study.set_user_attr("seed", settings.seed)
+    elif seed != settings.seed:
+        raise ValueError(
+            f"--seed {settings.seed}: the study {study.study_name!r} in "
+            f"{settings.storage} was made with --seed {seed}; rerun with "
+            f"--seed {seed}, or use another --storage for another seed")
 
 
 def _jsonable(value):
@@ -155,43 +263,92 @@ def _jsonable(value):
 
 
 def counts(study):
-    """(counted, running) trials of ``study``."""
+    """(counted, running elsewhere, interrupted) trials of ``study``."""
     trials = study.get_trials(deepcopy=False)
+    stopped = len(interrupted(study))
     return (sum(t.state in COUNTED for t in trials),
-            sum(t.state == TrialState.RUNNING for t in trials))
+            sum(t.state == TrialState.RUNNING for t in trials) - stopped,
+            stopped)
+
+
+def interrupted(study):
+    """The running trials of ``study`` stopped by Ctrl-C, by number."""
+    return sorted((t for t in study.get_trials(
+        deepcopy=False, states=(TrialState.RUNNING,))
+        if t.user_attrs.get(INTERRUPTED)), key=lambda t: t.number)
 
 
 def fail_running(study, reason):
     """Mark the running trials of ``study`` failed (their processes are
-    gone: a journal file has no heartbeat to tell)."""
+    gone: a journal file has no heartbeat to tell), but for those stopped
+    by Ctrl-C, which a rerun resumes."""
     storage = study._storage
     for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        if t.user_attrs.get(INTERRUPTED):
+            continue
         storage.set_trial_user_attr(t._trial_id, "excluded", reason)
         storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
 
 
+def fail_stale(study):
+    """Optuna's ``fail_stale_trials`` (trials whose heartbeat stopped
+    ``GRACE`` seconds ago are failed), sparing the trials stopped by
+    Ctrl-C."""
+    storage = study._storage
+    if not storage_has_heartbeat(storage):
+        return
+    keep = {t._trial_id for t in interrupted(study)}
+    for trial_id in storage._get_stale_trial_ids(study._study_id):
+        if trial_id in keep:
+            continue
+        try:
+            storage.set_trial_state_values(trial_id, TrialState.FAIL)
+        except optuna.exceptions.UpdateFinishedTrialError:
+            pass  # another process failed it first
+
+
 def prepare(settings, fail_all_running=False):
     """Create or load every study, check its settings, and return the
-    trials still to run per solver with a line per solver to print."""
+    trials still to run per solver (the interrupted ones included) with a
+    line per solver to print."""
     storage = open_storage(settings.storage)
     todo, lines = {}, []
     for solver in settings.solvers:
         study = load_study(storage, settings, solver)
-        if fail_all_running:
-            fail_running(study, "interrupted (--fail-running)")
-        elif storage_has_heartbeat(storage):
-            with warnings.catch_warnings():
-                warnings.simplefilter(
-                    "ignore", optuna.exceptions.ExperimentalWarning)
-                optuna.storages.fail_stale_trials(study)
-        done, running = counts(study)
+        try:
+            if fail_all_running:
+                fail_running(study, "interrupted (--fail-running)")
+            else:
+                fail_stale(study)
+            done, running, stopped = counts(study)
+        except STORAGE_ERRORS as err:
+            raise StorageProblem(problem_text(settings.storage, err)) \
+                from err
         todo[solver] = max(0, settings.trials - done - running)
         busy = f", {running} running elsewhere" if running else ""
+        again = f", {stopped} interrupted to run again" if stopped else ""
         lines.append(f"{solver}: {min(done, settings.trials)} of "
-                     f"{settings.trials} trials done{busy}, "
+                     f"{settings.trials} trials done{busy}{again}, "
                      f"{todo[solver]} to run")
     return todo, lines
 
 
 def storage_has_heartbeat(storage):
-    return isinstance(storage, optuna.storages.RDBStorage)
+    return isinstance(storage, optuna.storages.RDBStorage) and \
+        storage.heartbeat_interval is not None
+
+
+def save_clock(study, key, seconds):
+    """Keep ``seconds``, the wall time so far of the invocation ``key``,
+    in ``study``'s user attribute ``CLOCK``."""
+    clock = dict(study.user_attrs.get(CLOCK, {}))
+    clock[key] = round(seconds, 3)
+    study.set_user_attr(CLOCK, clock)
+
+
+def elapsed(studies):
+    """The wall time of every invocation kept in ``studies``."""
+    clock = {}
+    for study in studies:
+        clock.update(study.user_attrs.get(CLOCK, {}))
+    return sum(clock.values())

@@ -2,17 +2,25 @@
 is reached, taking a slot per trial (shared by the processes of one
 machine), checking the budget against the storage before each trial
 (for the processes of other machines), and printing one line per trial.
+
+A trial runs as Optuna's ``optimize`` runs it (ask, heartbeat, tell),
+except that Ctrl-C leaves it running, marked ``interrupted``: the next
+invocation runs it again in place, first (``resume``), so that the study
+holds what an uninterrupted run holds.
 """
 import math
 import multiprocessing
 import time
+import warnings
 
 import optuna
+from optuna.storages._heartbeat import get_heartbeat_thread
 from optuna.trial import TrialState
 
 from .run import Diverged, Runner
 from .space import suggest
-from .study import COUNTED, load_study, make_sampler, open_storage
+from .study import (COUNTED, INTERRUPTED, fail_stale, interrupted,
+                    load_study, make_sampler, open_storage)
 
 
 class OverBudget(Exception):
@@ -43,9 +51,17 @@ def trial_function(runner, settings, solver, over):
             raise
         values = {**suggest(trial, space), **fixed}
         trial.set_user_attr("parameters", values)
+        # a resumed trial: its reports and the pruner's decisions up to
+        # its last report stand (the run repeats them exactly)
+        done = trial.study._storage.get_trial(
+            trial._trial_id).intermediate_values
+        last = max(done, default=0)
 
         def report(step, value, epochs):
-            trial.report(value, step)
+            if step < last:
+                return
+            if step not in done:
+                trial.report(value, step)
             # a trial that ran its whole budget completes
             if step < settings.evals and trial.should_prune():
                 trial.set_user_attr("pruned_at_epochs", round(epochs, 6))
@@ -67,6 +83,47 @@ def trial_function(runner, settings, solver, over):
         return criterion
 
     return objective
+
+
+def run_trial(study, objective, callback, trial=None):
+    """Run ``objective`` on ``trial`` (an interrupted trial resumed in
+    place) or on a new trial, as Optuna's ``optimize`` does; a trial
+    stopped by Ctrl-C stays running, marked ``interrupted``, and the
+    KeyboardInterrupt goes on."""
+    trial = _ask(study) if trial is None else trial
+    state, value = None, None
+    with get_heartbeat_thread(trial._trial_id, study._storage):
+        try:
+            value = objective(trial)
+        except optuna.TrialPruned:
+            state = TrialState.PRUNED
+        except OverBudget:
+            state = TrialState.FAIL
+        except KeyboardInterrupt:
+            study._storage.set_trial_user_attr(trial._trial_id, INTERRUPTED,
+                                               True)
+            raise
+        except Exception:
+            study.tell(trial, state=TrialState.FAIL)
+            raise
+    frozen = study.tell(trial, value, state=state)
+    callback(study, frozen)
+    return frozen
+
+
+def _ask(study):
+    """A new trial of ``study`` (Optuna warns that heartbeats are meant
+    for ``optimize``: ``run_trial`` runs them as it does)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Heartbeat of storage")
+        return study.ask()
+
+
+def resumed_trial(study, frozen):
+    """The Optuna trial of ``frozen``, an interrupted trial, to run again
+    in place (its parameters and reports as stored)."""
+    study._storage.set_trial_user_attr(frozen._trial_id, INTERRUPTED, False)
+    return optuna.trial.Trial(study, frozen._trial_id)
 
 
 class Slots:
@@ -93,8 +150,9 @@ class Slots:
             return True
 
 
-def _log_trial(solver):
-    """Optuna callback printing one line per finished trial."""
+def _log_trial(solver, clock=None):
+    """Callback printing one line per finished trial (then calling
+    ``clock()``)."""
 
     def callback(study, trial):
         attrs = trial.user_attrs
@@ -112,11 +170,15 @@ def _log_trial(solver):
         print(f"  {solver:8s} trial {trial.number:3d}  {what}  "
               f"({attrs.get('seconds', math.nan):.2f} s)  [{params}]",
               flush=True)
+        if clock is not None:
+            clock()
     return callback
 
 
-def work(settings, slots, worker=0, runner=None):
-    """Run this worker's share of every solver's remaining trials."""
+def work(settings, slots, worker=0, runner=None, resume=True, clock=None):
+    """Run this worker's share of every solver's remaining trials: the
+    interrupted ones first when ``resume`` (in place), then new ones;
+    ``clock()`` is called after each trial."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     runner = runner or Runner(settings.dataset)
     storage = open_storage(settings.storage)
@@ -124,21 +186,44 @@ def work(settings, slots, worker=0, runner=None):
         study = load_study(storage, settings, solver, worker)
         over = []
         objective = trial_function(runner, settings, solver, over)
-        callback = _log_trial(solver)
+        callback = _log_trial(solver, clock)
+        for frozen in interrupted(study) if resume else []:
+            if not slots.take(solver):
+                break
+            study.sampler = make_sampler(settings.seed, frozen.number,
+                                         worker)
+            run_trial(study, objective, callback,
+                      resumed_trial(study, frozen))
         while not over and slots.take(solver):
+            fail_stale(study)
             n = len(study.get_trials(deepcopy=False))
             study.sampler = make_sampler(settings.seed, n, worker)
-            study.optimize(objective, n_trials=1, catch=(OverBudget,),
-                           callbacks=[callback])
+            run_trial(study, objective, callback)
+
+
+def resume_all(settings, todo, runner, clock=None):
+    """Run the interrupted trials of every study in this process (before
+    parallel workers start: each is run once); ``todo`` less them."""
+    left = dict(todo)
+    slots = Slots({s: 0 for s in todo})
+    storage = open_storage(settings.storage)
+    for solver in settings.solvers:
+        study = load_study(storage, settings, solver)
+        n = min(len(interrupted(study)), left[solver])
+        slots.left[solver] = n
+        left[solver] -= n
+    work(settings, slots, runner=runner, clock=clock)
+    return left
 
 
 def _worker_entry(settings, slots, worker):
     """A spawned process's target."""
-    work(settings, slots, worker)
+    work(settings, slots, worker, resume=False)
 
 
-def run_parallel(settings, todo, jobs):
-    """``jobs`` worker processes sharing the storage and the slots."""
+def run_parallel(settings, todo, jobs, clock=None, every=10.0):
+    """``jobs`` worker processes sharing the storage and the slots;
+    ``clock()`` is called every ``every`` seconds while they run."""
     context = multiprocessing.get_context("spawn")
     slots = Slots(todo, context)
     procs = [context.Process(target=_worker_entry,
@@ -146,7 +231,10 @@ def run_parallel(settings, todo, jobs):
     for p in procs:
         p.start()
     for p in procs:
-        p.join()
+        while p.is_alive():
+            p.join(every)
+            if clock is not None:
+                clock()
     failed = [p.exitcode for p in procs if p.exitcode != 0]
     if failed:
         raise RuntimeError(f"{len(failed)} of {jobs} workers failed "
