@@ -183,12 +183,89 @@ class GLMMetrics:
 
 def make_metrics(data):
     """The metric evaluator of a dataset dict: the one its task's
-    ``TaskSpec`` names (``tasks/registry.py``)."""
+    ``TaskSpec`` names (``tasks/registry.py``), with the task's
+    ``x_range`` (``saturated``)."""
     from .tasks.registry import get_task
-    return get_task(data["task"]).make_metrics(data)
+    spec = get_task(data["task"])
+    evaluator = spec.make_metrics(data)
+    evaluator.x_range = spec.x_range
+    return evaluator
 
 
-def untrusted(out, x, y, z):
+# A solver's own y (z) is lost when ||y - y*(x)||^2 exceeds LOST times its
+# scale, max(the gap at the run's first point, ||y*(x)||^2): a distance
+# 1000x the larger of where it started and the solution's own size
+# (docs/metrics.md "Divergence" gives the calibration).
+LOST = 1e6
+
+# What a solver reports as z (``z_role`` of ``evaluate``): an iterate that
+# tracks z*(x) (the PnPBO family, AmIGO, FSLA, F2SA, ITD), or a sample
+# drawn afresh at each iteration (a Neumann or HIA estimate of stocBiO,
+# BSA, TTSA, SUSTAIN, MRBO, VRBO) or the constant z0 (BOME, PZOBO), to
+# which the rule does not apply.
+Z_ROLES = ("iterate", "sample")
+
+
+def lost_inner(out, start, z_role="iterate"):
+    """Why the solver's own y (or z) has left y*(x) (or z*(x)), or None.
+
+    ``inner_gap = ||y - y*(x)||^2`` is compared with ``LOST`` times
+    ``max(inner_gap at the start, ||y*(x)||^2)`` (``start``: the metrics
+    of the run's first point, or None when it was not evaluated); the
+    same for ``implicit_gap`` and z*(x) when ``z_role`` is
+    ``"iterate"``.  H, its gradient and the errors of y*(x) stay exact
+    there, but they no longer describe the run: the solver's own y has
+    left the lower problem (docs/metrics.md "Divergence").
+    """
+    pairs = [("inner_gap", "y_star_norm2", "y", "y*(x)")]
+    if z_role == "iterate":
+        pairs.append(("implicit_gap", "z_star_norm2", "z", "z*(x)"))
+    for gap_key, size_key, name, star in pairs:
+        gap, size = out.get(gap_key), out.get(size_key)
+        if gap is None or size is None or not np.isfinite(size):
+            continue
+        at_start = start.get(gap_key, 0.0) if start else 0.0
+        scale = max(at_start, size, np.finfo(np.float64).tiny)
+        if gap > LOST * scale:
+            return (f"the solver's own {name} has left {star}: {gap_key} = "
+                    f"{gap:.3g} > {LOST:.0e} x max({gap_key} at the start "
+                    f"{at_start:.3g}, |{star}|^2 = {size:.3g}) "
+                    f"(rule: lost inner iterate)")
+    return None
+
+
+# A point is saturated when at least this fraction of x's coordinates are
+# outside the task's x_range (a tuned SOBA on digits leaves 9% there for
+# good: large early steps; PZOBO[step_size=10] leaves 100%).
+SATURATED = 0.5
+
+
+def saturation(x, x_range):
+    """The fraction of x's coordinates outside the task's ``x_range``
+    (``TaskSpec.x_range``), where H no longer depends on them in float64
+    and the computed grad H vanishes by round-off."""
+    lo, hi = x_range
+    return float(np.count_nonzero((x < lo) | (x > hi))) / max(x.size, 1)
+
+
+def saturated(x, x_range):
+    """Why x is saturated, or None: at least ``SATURATED`` of its
+    coordinates are outside the task's ``x_range`` (:func:`saturation`),
+    so that ``grad_norm2`` would read as stationary where H is flat by
+    round-off (PZOBO and BOME at ``step_size=10`` on digits: |x| up to 1e7,
+    ``grad_norm2`` 4e-55 and exactly 0, PZOBO's H above its start)."""
+    fraction = saturation(x, x_range)
+    if fraction < SATURATED:
+        return None
+    lo, hi = x_range
+    return (f"saturated: {fraction:.0%} of the {x.size} coordinates of x "
+            f"are outside [{lo:.4g}, {hi:.4g}] (max |x_i| = "
+            f"{np.max(np.abs(x)):.3g}), where H no longer depends on them in "
+            f"float64 and grad H vanishes by round-off (rule: saturated x, "
+            f"at >= {SATURATED:.0%})")
+
+
+def untrusted(out, x, y, z, x_range=(-np.inf, np.inf)):
     """Why the metrics ``out`` of the point (x, y, z) cannot be trusted, or
     None.
 
@@ -198,7 +275,9 @@ def untrusted(out, x, y, z):
       tolerance, so H, its gradient and the gaps are not the exact ones;
     - ``|x|^2``, ``|y|^2``, ``|z|^2``, ``inner_gap`` or ``implicit_gap`` is
       above ``HUGE``: the iterate is astronomically far out (the losses
-      saturate there, and ``grad_norm2`` can be exactly 0 while H rose).
+      saturate there, and ``grad_norm2`` can be exactly 0 while H rose);
+    - at least ``SATURATED`` of x's coordinates are outside the task's
+      ``x_range`` (:func:`saturated`).
     """
     for key in ("value", "grad_norm2"):
         if not np.isfinite(out[key]):
@@ -214,10 +293,10 @@ def untrusted(out, x, y, z):
     for key, size in sizes.items():
         if not size <= HUGE:
             return f"{key} = {size:.3g} > {HUGE:.0e}"
-    return None
+    return saturated(x, x_range)
 
 
-def evaluate(metrics, x, y, z, n_samples, diverged=False):
+def evaluate(metrics, x, y, z, n_samples, diverged=False, z_role="iterate"):
     """Metrics dict for one iterate, with ``diverged`` = 1 when the point
     cannot be trusted.
 
@@ -229,9 +308,13 @@ def evaluate(metrics, x, y, z, n_samples, diverged=False):
     finite point is flagged by :func:`untrusted` (e.g.
     ``SABA[step_size=20]`` on Simulated: x finite but so large that H is
     NaN; ``SABA[step_size=10]`` on digits: H rose, the iterates reached
-    1e60 and ``grad_norm2`` is 0).  The stopping criterion ends the run at
-    a flagged point (``stopping.py``).
+    1e60 and ``grad_norm2`` is 0) and by :func:`lost_inner`, against the
+    gaps of the run's first point (``n_samples = 0``), which ``metrics``
+    keeps as ``start``.  The stopping criterion ends the run at a flagged
+    point (``stopping.py``).
     """
+    if z_role not in Z_ROLES:
+        raise ValueError(f"z_role must be one of {Z_ROLES}, got {z_role!r}")
     x, y, z = (np.asarray(a, dtype=np.float64) for a in (x, y, z))
     finite = all(np.all(np.isfinite(a)) for a in (x, y, z))
     reason = None
@@ -250,8 +333,14 @@ def evaluate(metrics, x, y, z, n_samples, diverged=False):
         reason = "an iterate is not finite"
     out["n_samples"] = int(n_samples)
     out["epochs"] = n_samples / (metrics.n + metrics.m)
+    x_range = getattr(metrics, "x_range", (-np.inf, np.inf))
+    out["x_saturated"] = saturation(x, x_range) if finite else np.nan
     if reason is None:
-        reason = untrusted(out, x, y, z)
+        reason = untrusted(out, x, y, z, x_range)
+    if reason is None and n_samples == 0:
+        metrics.start = dict(out)  # the run's first point: lost_inner's
+    if reason is None:
+        reason = lost_inner(out, getattr(metrics, "start", None), z_role)
     out["diverged"] = int(reason is not None)
     if reason is not None:
         _reset(metrics)

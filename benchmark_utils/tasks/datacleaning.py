@@ -26,7 +26,7 @@ from ..numba_cache import njit
 from .multilogreg import apply_f, coef_f  # noqa: F401
 from .multilogreg import apply_g as _apply_g
 from .multilogreg import ll_coefs
-from .spec import TaskSpec, logistic_starting_point
+from .spec import SIGMOID_RESOLVED, TaskSpec, logistic_starting_point
 from .stable import sigmoid
 
 
@@ -149,4 +149,5 @@ SPEC = TaskSpec(
     starting_point=logistic_starting_point(0.0),
     check=_check,
     metrics="metrics:GLMMetrics",
-    oracle="exact_glm:DataCleaning")
+    oracle="exact_glm:DataCleaning",
+    x_range=SIGMOID_RESOLVED)

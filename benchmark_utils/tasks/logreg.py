@@ -23,7 +23,7 @@ import numpy as np
 
 from ..jit.scratch import TILE, stack_scratch
 from ..numba_cache import njit
-from .spec import TaskSpec, logistic_starting_point
+from .spec import EXP_RESOLVED, TaskSpec, logistic_starting_point
 from .stable import exp_vec
 
 _FAST = {"reassoc", "contract", "nsz"}
@@ -322,4 +322,5 @@ SPEC = TaskSpec(
     check=_check,
     metrics="metrics:GLMMetrics",
     oracle="exact_glm:LogReg",
-    cross_in_data=False)
+    cross_in_data=False,
+    x_range=EXP_RESOLVED)

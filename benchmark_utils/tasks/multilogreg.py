@@ -25,7 +25,7 @@ from .batch_products import any_nonzero, batch_add_outer, \
     batch_add_outer_one, batch_add_outer_pair, batch_class_dots, \
     batch_class_dots2, row_offsets
 from .softmax_ce import batch_grad_coef, hvp_coef_label
-from .spec import TaskSpec, logistic_starting_point
+from .spec import EXP_RESOLVED, TaskSpec, logistic_starting_point
 
 
 @njit(cache=True)
@@ -259,4 +259,5 @@ SPEC = TaskSpec(
     check=_check,
     metrics="metrics:GLMMetrics",
     oracle="exact_glm:MultiLogReg",
-    cross_in_data=False)
+    cross_in_data=False,
+    x_range=EXP_RESOLVED)

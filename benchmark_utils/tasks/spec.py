@@ -31,7 +31,13 @@ Fields:
 - ``cross_in_data`` (default True): whether the data part of g depends on
   x (hess_xy G_j != 0); False when x enters g only through the exact
   regularisation (logreg, multilogreg), where a baseline's hypergradient
-  needs no LL data pass for X_J s (docs/baselines.md §1).
+  needs no LL data pass for X_J s (docs/baselines.md §1);
+- ``x_range`` (default unbounded): the (lo, hi) outside which the task's
+  map of a coordinate of x is not resolved in float64 -- sigma(x_i) within
+  float64 resolution of 0 or 1 (sample weights), e^{x_i} under- or
+  overflowing (regularisation): there H no longer depends on x_i and the
+  computed grad H vanishes by round-off, not at a stationary point
+  (``metrics.saturated``).
 
 The metric evaluator and the oracle are named, not imported: they pull in
 scipy and the exact-metric kernels, and ``metrics`` itself reads the
@@ -43,6 +49,15 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+
+
+# x_range of the sample-weight tasks: 1 - sigma(x) < 2^-53 beyond 36.74,
+# where the weight is 0 or 1 to float64 resolution and sigma'(x) ~ 1e-16.
+SIGMOID_RESOLVED = (-53 * np.log(2.0), 53 * np.log(2.0))
+# x_range of the regularisation tasks: e^{x} overflows above 709.78 and
+# underflows to 0 below -744.44.
+EXP_RESOLVED = (np.log(np.finfo(np.float64).smallest_subnormal),
+                np.log(np.finfo(np.float64).max))
 
 
 def resolve(ref):
@@ -62,6 +77,7 @@ class TaskSpec:
     metrics: str
     oracle: str
     cross_in_data: bool = True
+    x_range: tuple = (-np.inf, np.inf)
     code: int = -1  # set by the registry
 
     def metrics_class(self):
