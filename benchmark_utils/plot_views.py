@@ -22,6 +22,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .reference_columns import is_reference, reference_lines
+
 DOT = "\u2024"
 
 # Columns that are bookkeeping or x axes, not metrics to plot.
@@ -38,7 +40,7 @@ METRIC_LABELS = {
     "objective_train_error": "train error",
     "objective_val_error": "validation error",
     "objective_test_error": "test error",
-    "objective_test_error_iterate": "test error of the iterate y",
+    "objective_test_error_iterate": "test error of the solver's own y",
     "objective_solve_residual": "residual of the y*, z* solves / tol",
 }
 
@@ -51,8 +53,15 @@ X_AXES = {  # option value -> (column, axis label)
 # Metrics of config.yml's views: always offered, even when the results lack
 # the column (test_error on a Simulated-only run), so that a view never
 # points to a plot that does not exist; such a plot has no curve.
-VIEW_METRICS = ("objective_grad_norm2", "objective_suboptimality",
-                "objective_test_error")
+VIEW_METRICS = ("objective_value", "objective_grad_norm2",
+                "objective_suboptimality", "objective_test_error",
+                "objective_test_error_iterate")
+
+# Reference results (``reference_columns``): horizontal lines in shades of
+# grey, apart from the solvers' palette.
+REFERENCE_COLORS = ((0.15, 0.15, 0.15), (0.4, 0.4, 0.4), (0.6, 0.6, 0.6),
+                    (0.3, 0.3, 0.3), (0.5, 0.5, 0.5))
+REFERENCE_MARKER = 41  # plotly's "line-ew"
 
 BAND = 0.2  # quantile band over repetitions: 20 % to 80 %
 
@@ -77,11 +86,11 @@ def objective_options(df):
 def metric_options(df):
     """The numeric metric columns of the results (bookkeeping columns such
     as ``objective_n_samples`` or ``objective_diverged`` are x axes or flags,
-    not views)."""
+    and the reference results lines on their metric's plot, not views)."""
     from pandas.api.types import is_numeric_dtype
     cols = [c for c in df.columns
             if c.startswith("objective_") and c not in NOT_METRICS
-            and is_numeric_dtype(df[c])]
+            and not is_reference(c) and is_numeric_dtype(df[c])]
     return cols + [c for c in VIEW_METRICS if c not in cols]
 
 
@@ -170,15 +179,17 @@ def _diverged(run):
 def curves(plot, df, dataset, objective, metric, x_axis, band=BAND):
     """The scatter traces of one (dataset, objective, metric, x axis):
     one per solver that has a finite point, none when the metric is NaN
-    everywhere on the dataset (e.g. suboptimality on a logistic task)."""
+    everywhere on the dataset (e.g. suboptimality on a logistic task); then
+    the dataset's reference results for the metric, as horizontal lines
+    across the solvers' x range (``reference_traces``)."""
     from pandas.api.types import is_numeric_dtype
     if metric not in df or not is_numeric_dtype(df[metric]):
         return []
     x_col = X_AXES[x_axis][0]
     labels = short_labels(list(df["solver_name"].unique()))
     traces = []
-    for solver, df_s in select(df, dataset, objective).groupby(
-            "solver_name", sort=False):
+    rows = select(df, dataset, objective)
+    for solver, df_s in rows.groupby("solver_name", sort=False):
         x, y, lo, hi, n_rep = solver_curve(df_s, metric, x_col, band)
         if not len(x):
             continue
@@ -190,7 +201,23 @@ def curves(plot, df, dataset, objective, metric, x_axis, band=BAND):
         if n_rep > 1:
             trace["y_low"], trace["y_high"] = lo.tolist(), hi.tolist()
         traces.append(trace)
-    return traces
+    return traces + reference_traces(rows, metric, traces)
+
+
+def reference_traces(rows, metric, traces):
+    """Horizontal lines, labelled ``reference: <name>``, at each reference
+    result of ``metric`` that the rows carry (median over repetitions),
+    from the smallest to the largest x of ``traces``; none without
+    traces."""
+    xs = [x for t in traces for x in t["x"]]
+    if not xs:
+        return []
+    lo, hi = min(xs), max(xs)
+    return [{"x": [lo, hi], "y": [value, value],
+             "label": f"reference: {name}",
+             "color": REFERENCE_COLORS[i % len(REFERENCE_COLORS)],
+             "marker": REFERENCE_MARKER}
+            for i, (name, value) in enumerate(reference_lines(rows, metric))]
 
 
 def spans_decades(values, decades=2.0):

@@ -80,8 +80,74 @@ def test_diverged_runs_are_labelled_and_marked_where_they_stop():
         "SABA step_size=0.1 (diverged: 1/3 runs)", "SABA step_size=0.05"]
     for ax in (a for a in fig.axes if a.get_visible()):
         crosses = [ln for ln in ax.get_lines() if ln.get_marker() == "x"]
-        assert len(crosses) == 1  # the diverged run's last point
-        assert crosses[0].get_ydata()[0] == 1e200
+        assert len(crosses) == 1  # the diverged run's last point before
+        assert crosses[0].get_ydata()[0] == 0.01  # its flag (1e200)
+
+
+def _fig_min2():
+    """SABA and BOME[step_size=10] on Simulated[n=200,m=300] (``benchopt
+    run`` with ``-n 15 --timeout 10``): BOME's second point is flagged
+    with H = 1.7e249."""
+    saba = pd.DataFrame(dict(
+        time=[4.203e-05, 0.01008, 0.01678, 0.02614, 0.03183, 0.04435,
+              0.05506, 0.07192, 0.09277, 0.12],
+        objective_n_samples=[0, 16756, 33140, 49524, 65908, 98676, 147828,
+                             213364, 311668, 459124],
+        objective_value=[2.925, 1.123, 1.029, 1.019, 1.018, 1.018, 1.018,
+                         1.018, 1.018, 1.018],
+        objective_grad_norm2=[0.4812, 0.02015, 0.001814, 0.0002471,
+                              3.879e-05, 1.138e-06, 6.802e-09, 8.083e-12,
+                              3.427e-16, 9.569e-23],
+        objective_suboptimality=[1.908, 0.1057, 0.01152, 0.001698,
+                                 0.0002778, 8.495e-06, 5.19e-08, 6.204e-11,
+                                 2.887e-15, -2.22e-16],
+        objective_diverged=0, solver_name="SABA[step_size=0.1]"))
+    bome = pd.DataFrame(dict(
+        time=[4.5e-5, 0.0065], objective_n_samples=[0, 13312],
+        objective_value=[2.925, 1.675612e249],
+        objective_grad_norm2=[0.481, 3.476517e248],
+        objective_suboptimality=[1.91, 1.675612e249],
+        objective_diverged=[0, 1], solver_name="BOME[step_size=10]"))
+    df = pd.concat([saba, bome], ignore_index=True)
+    return df.assign(dataset_name="Simulated[m=300,n=200]", idx_rep=0,
+                     objective_epochs=df["objective_n_samples"] / 500)
+
+
+def test_a_diverged_value_does_not_crash_the_figures(tmp_path):
+    path = tmp_path / "fig_min2.parquet"
+    _fig_min2().to_parquet(path)
+    (png,) = figures.render(path, tmp_path / "figs")  # was OverflowError
+    assert png.stat().st_size > 1000
+    fig = figures.dataset_figure(_fig_min2(), "Simulated")
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "BOME (diverged: 1/1 runs)" in labels
+    for ax in (a for a in fig.axes if a.get_visible()):
+        ys = np.concatenate([ln.get_ydata() for ln in ax.get_lines()])
+        assert np.nanmax(ys) < figures.LIMIT  # 1.7e249 is not drawn
+        crosses = [ln for ln in ax.get_lines() if ln.get_marker() == "x"]
+        assert len(crosses) == 1 and crosses[0].get_xdata()[0] < 1e-4
+
+
+def test_own_iterate_panel_and_reference_lines():
+    df = _results().query("dataset_name.str.startswith('digits')").copy()
+    df["objective_test_error_iterate"] = 0.6
+    df["objective_ref_x0_test_error"] = 0.45
+    df["objective_ref_val_only_test_error"] = 0.125
+    fig = figures.dataset_figure(df, "digits")
+    axes = [a for a in fig.axes if a.get_visible()]
+    assert [a.get_ylabel() for a in axes[:2]] == [
+        "test error", "test error of the solver's own y"]
+    for ax in axes[:2]:
+        lines = {ln.get_label(): ln for ln in ax.get_lines()}
+        x0 = lines["reference: x0 (start)"]
+        assert list(x0.get_ydata()) == [0.45, 0.45]
+        assert lines["reference: validation-only model"].get_ydata()[0] \
+            == 0.125
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels.count("reference: x0 (start)") == 1
+    # no reference of the gradient: none on its panels
+    assert not [ln for ln in axes[2].get_lines()
+                if ln.get_label().startswith("reference")]
 
 
 def test_study_views_draw_test_error_and_h_against_time_and_samples():

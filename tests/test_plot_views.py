@@ -224,3 +224,32 @@ def test_benchopt_plot_no_html_on_a_run_with_a_diverged_solver(tmp_path):
             assert curves == []  # Simulated has no test error
         else:
             assert len(curves) == 3, name
+
+
+def test_own_iterate_view_and_reference_lines():
+    df = _results()
+    dig = df["dataset_name"] == DIG
+    df.loc[dig, "objective_test_error_iterate"] = 0.45
+    df.loc[dig, "objective_ref_x0_test_error"] = 0.25
+    df.loc[dig, "objective_ref_weights_oracle_test_error"] = 0.125
+    df.loc[dig, "objective_ref_weights_oracle_value"] = 0.5
+    metrics = pv.metric_options(df)
+    assert "objective_test_error_iterate" in metrics
+    assert not [m for m in metrics if "_ref_" in m]  # lines, not views
+    traces = pv.curves(_Plot(), df, pv.safe_name(DIG), OBJ,
+                       "objective_test_error_iterate", "Time")
+    solvers = [t for t in traces if not t["label"].startswith("reference")]
+    refs = {t["label"]: t for t in traces if t not in solvers}
+    assert {t["y"][0] for t in solvers} == {0.45}
+    assert sorted(refs) == ["reference: oracle weights (clean labels)",
+                            "reference: x0 (start)"]
+    line = refs["reference: x0 (start)"]
+    xs = [x for t in solvers for x in t["x"]]
+    assert line["x"] == [min(xs), max(xs)] and line["y"] == [0.25, 0.25]
+    assert pv.metadata(df, pv.safe_name(DIG), OBJ,
+                       "objective_test_error_iterate", "Time")["ylabel"] \
+        == "test error of the solver's own y"
+    # no reference of the metric on Simulated: solver curves only
+    traces = pv.curves(_Plot(), df, pv.safe_name(SIM), OBJ,
+                       "objective_grad_norm2", "Time")
+    assert not [t for t in traces if t["label"].startswith("reference")]

@@ -98,3 +98,54 @@ def test_several_datasets_need_a_choice(tmp_path):
     table = select.score_table(pd.concat([a, b]), "objective_value")
     with pytest.raises(SystemExit, match="--dataset"):
         select.write_config(tmp_path / "x.yml", table)
+
+
+def test_write_refuses_the_results_file_and_writes_atomically(
+        tmp_path, monkeypatch):
+    results = tmp_path / "R.parquet"
+    _run("SABA[step_size=0.1]", 0, [0, 1], [2.0, 1.0]).to_parquet(results)
+    before = results.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    for same in (str(results), "R.parquet", "./sub/../R.parquet"):
+        with pytest.raises(SystemExit, match="refusing to write"):
+            select.main([str(results), "--write", same])
+        assert results.read_bytes() == before  # still the results
+    config = tmp_path / "best.yml"
+    config.write_text("old\n")
+    assert select.main(["R.parquet", "--write", str(config)]) == 0
+    assert "SABA[step_size=0.1]" in config.read_text()
+    # written through a temporary file and os.replace: none is left over
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "R.parquet", "best.yml"]
+
+
+def test_empty_and_foreign_results_are_named(tmp_path):
+    empty = tmp_path / "empty.parquet"
+    _run("SABA", 0, [0.0], [1.0]).iloc[:0].to_parquet(empty)
+    with pytest.raises(SystemExit, match="empty.parquet: no results"):
+        select.main([str(empty)])
+    with pytest.raises(SystemExit, match="no results to rank"):
+        select.score_table(pd.read_parquet(empty), "objective_value")
+    other = tmp_path / "other.parquet"
+    pd.DataFrame({"solver_name": ["x"], "loss": [1.0]}).to_parquet(other)
+    with pytest.raises(SystemExit, match="other.parquet: missing the "
+                       "column.*dataset_name, idx_rep, time"):
+        select.main([str(other)])
+
+
+def test_report_gives_both_test_errors_and_the_references(
+        tmp_path, capsys):
+    a = _run("SABA[step_size=0.1]", 0, [0, 1, 2], [3.0, 2.0, 1.0]).assign(
+        objective_test_error=[0.3, 0.25, 0.2],
+        objective_test_error_iterate=[0.9, 0.5, 0.4],
+        objective_ref_x0_value=3.0, objective_ref_x0_test_error=0.3,
+        objective_ref_weights_oracle_value=0.5,
+        objective_ref_weights_oracle_test_error=0.125)
+    results = tmp_path / "r.parquet"
+    a.to_parquet(results)
+    select.main([str(results), "--budget", "1.5"])
+    out = capsys.readouterr().out
+    # at the last evaluation within the budget: time 1
+    assert "(1 runs)  test 25.0 %, own y 50.0 %  SABA[step_size=0.1]" in out
+    assert "ref  H 3, test 30.0 %  x0 (start)" in out
+    assert "ref  H 0.5, test 12.5 %  oracle weights (clean labels)" in out

@@ -7,13 +7,21 @@ offline (benchopt's own page loads plotly from the internet).
 
 One figure per dataset, one panel per view that the results support:
 
-- test error vs time (logistic tasks; ``objective_test_error``);
+- test error vs time (logistic tasks): of y*(x) (``objective_test_error``,
+  the quality of x) and of the solver's own y
+  (``objective_test_error_iterate``, the model a user gets);
 - suboptimality H(x) - H(x*) vs time (where it is known: Simulated);
 - ‖∇H‖² vs time, vs sample evaluations and vs epochs.
 
 ``--views study`` draws instead the test error and H(x) (the validation
-loss) against time and against sample evaluations (the tuning study of
+loss) against time and against sample evaluations, and the own y's test
+error against sample evaluations (the tuning study of
 docs/fashion_study.md).
+
+The reference results the runs carry (``objective_ref_*``: x0, x*, all
+weights 1, the oracle weights, the validation-only model, the best single
+regularisation value) are drawn as grey horizontal lines, labelled, on the
+panels of H and of the test errors.
 
 Each curve is the median over repetitions with a quantile band
 (``--band q``: from q to 1 - q), every run's curve held constant between its
@@ -23,8 +31,10 @@ followed by the parameters that differ between that solver's
 configurations in the file (``SPABA step_size=0.05``), so sweep members stay
 apart without printing every parameter.  A solver with runs flagged
 ``objective_diverged`` says so in its label (``(diverged: 1/5 runs)``) and
-each such run's last finite point is marked with a cross: its curve stops
-there, it did not level off.
+each such run's curve is drawn up to its last point before the flag, marked
+with a cross: its curve stops there, it did not level off (the flagged
+point's values, up to 1e300, are not drawn).  Values beyond ``LIMIT`` in
+magnitude are not drawn either.
 """
 import argparse
 import base64
@@ -38,10 +48,17 @@ import numpy as np
 import pandas as pd
 
 from benchmark_utils.plot_views import (  # noqa: F401 (re-exported)
-    parse_name, short_labels, spans_decades)
+    REFERENCE_COLORS, parse_name, short_labels, spans_decades)
+from benchmark_utils.reference_columns import reference_lines
 
+# Largest magnitude drawn: past it matplotlib's log axes and layout overflow
+# (a diverged run's H or gradient reaches 1e300).
+LIMIT = 1e100
+
+OWN_Y = "test error of the solver's own y"
 VIEWS = (  # (metric column, x column, y label, x label)
     ("objective_test_error", "time", "test error", "time (s)"),
+    ("objective_test_error_iterate", "time", OWN_Y, "time (s)"),
     ("objective_suboptimality", "time", "H(x) − H(x*)", "time (s)"),
     ("objective_grad_norm2", "time", "‖∇H(x)‖²", "time (s)"),
     ("objective_grad_norm2", "objective_n_samples", "‖∇H(x)‖²",
@@ -53,6 +70,8 @@ STUDY_VIEWS = (
     ("objective_test_error", "time", "test error", "time (s)"),
     ("objective_test_error", "objective_n_samples", "test error",
      "sample evaluations"),
+    ("objective_test_error_iterate", "objective_n_samples", OWN_Y,
+     "sample evaluations"),
     ("objective_value", "time", "H(x) (validation loss)", "time (s)"),
     ("objective_value", "objective_n_samples", "H(x) (validation loss)",
      "sample evaluations"),
@@ -60,18 +79,33 @@ STUDY_VIEWS = (
 VIEW_SETS = {"paper": VIEWS, "study": STUDY_VIEWS}
 
 
+def drawn(run, metric, x):
+    """The (x, metric) points of one run that are drawn: in x order, up to
+    its first point flagged ``objective_diverged`` (excluded), finite and
+    at most ``LIMIT`` in magnitude."""
+    run = run.sort_values(x, kind="stable")
+    if "objective_diverged" in run:
+        flag = pd.to_numeric(run["objective_diverged"], errors="coerce")
+        bad = (flag.fillna(0) > 0).to_numpy()
+        if bad.any():
+            run = run.iloc[:int(np.argmax(bad))]
+    xs = pd.to_numeric(run[x], errors="coerce").to_numpy(dtype=float)
+    ys = pd.to_numeric(run[metric], errors="coerce").to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        ok = (np.isfinite(xs) & np.isfinite(ys) & (np.abs(ys) <= LIMIT)
+              & (np.abs(xs) <= LIMIT))
+    return xs[ok], ys[ok]
+
+
 def run_curves(df, metric, x):
-    """{solver_name: [(x values, metric values) per repetition]}, each run
-    sorted by x, non-finite values dropped."""
+    """{solver_name: [(x values, metric values) per repetition]}, the
+    points of each run that are drawn (``drawn``)."""
     out = {}
     for (solver, _), run in df.groupby(["solver_name", "idx_rep"],
                                        sort=False):
-        run = run.sort_values(x, kind="stable")
-        xs = run[x].to_numpy(dtype=float)
-        ys = run[metric].to_numpy(dtype=float)
-        ok = np.isfinite(xs) & np.isfinite(ys)
-        if ok.sum():
-            out.setdefault(solver, []).append((xs[ok], ys[ok]))
+        xs, ys = drawn(run, metric, x)
+        if xs.size:
+            out.setdefault(solver, []).append((xs, ys))
     return out
 
 
@@ -89,14 +123,11 @@ def diverged_runs(df):
 
 
 def last_point(df, solver, rep, metric, x):
-    """The last point of a run with finite ``x`` and ``metric`` (where a
-    diverged run's drawn curve ends), or (None, None)."""
+    """The last drawn point of a run (where a diverged run's curve ends),
+    or (None, None)."""
     run = df[(df["solver_name"] == solver) & (df["idx_rep"] == rep)]
-    run = run.sort_values(x, kind="stable")
-    xs = run[x].to_numpy(dtype=float)
-    ys = run[metric].to_numpy(dtype=float)
-    ok = np.flatnonzero(np.isfinite(xs) & np.isfinite(ys))
-    return (xs[ok[-1]], ys[ok[-1]]) if ok.size else (None, None)
+    xs, ys = drawn(run, metric, x)
+    return (xs[-1], ys[-1]) if xs.size else (None, None)
 
 
 def grid_for(runs, log):
@@ -129,7 +160,8 @@ def dataset_figure(df, dataset, band=0.2, points=200, views=VIEWS):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     views = [v for v in views if v[0] in df.columns
-             and np.isfinite(df[v[0]].to_numpy(dtype=float)).any()]
+             and np.isfinite(pd.to_numeric(df[v[0]], errors="coerce")
+                             .to_numpy(dtype=float)).any()]
     if not views:
         return None
     labels = short_labels(df["solver_name"].unique())
@@ -169,6 +201,10 @@ def dataset_figure(df, dataset, band=0.2, points=200, views=VIEWS):
                 if xs is not None:
                     ax.plot([xs], [ys], marker="x", ms=7, mew=2,
                             color=color, ls="none")
+        for j, (name, value) in enumerate(reference_lines(df, metric)):
+            ax.axhline(value, color=REFERENCE_COLORS[j % len(
+                REFERENCE_COLORS)], ls=(0, (4, 2 + j)), lw=1.1,
+                label=f"reference: {name}")
         if logx:
             ax.set_xscale("log")
         if logy:
@@ -176,7 +212,13 @@ def dataset_figure(df, dataset, band=0.2, points=200, views=VIEWS):
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
-    handles, names = axes[0][0].get_legend_handles_labels()
+    handles, names = {}, []
+    for ax in axes[0]:  # every label once, the solvers' first
+        for h, n in zip(*ax.get_legend_handles_labels()):
+            if n not in handles:
+                handles[n] = h
+                names.append(n)
+    handles = [handles[n] for n in names]
     fig.legend(handles, names, loc="lower center",
                ncol=min(len(names), 4), fontsize=8, frameon=False)
     fig.suptitle(dataset, fontsize=9)

@@ -26,31 +26,55 @@ non-finite score) are excluded; a configuration all of whose runs diverged
 is listed as diverged.  Configurations are ranked by the median of their
 runs' scores (lower is better unless ``--maximize``; ``reach`` is always
 lower-is-better) and printed with the spread over repetitions (min, max).
+Each line also gives, where the results have them, the median test error
+(%) of y*(x) (``test``, the quality of x) and of the solver's own y
+(``own y``, the model a user who takes the solver's output gets), at the
+run's last evaluation within the budget; below each dataset's ranking, the
+reference results the runs carry (``objective_ref_*``: x0, x*, the oracle
+weights, the best single regularisation value, ...), H and test error.
 ``--write PATH`` writes a benchopt run config with the dataset and the best
 configuration of each solver, which ``benchopt run . --config PATH`` runs
-as is.
+as is; it refuses a PATH that is the results file, and writes atomically.
 """
 import argparse
 import math
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from benchmark_utils.reference_columns import (NAMES, reference_names,
+                                               reference_value)
+from tools import results_file
+
 AXES = {"time": "time", "n_samples": "objective_n_samples",
         "epochs": "objective_epochs"}
 CRITERIA = ("final", "auc", "reach")
+RUN_COLUMNS = ("dataset_name", "solver_name", "idx_rep")
+# (table column, metric column): test errors (%) read beside the score
+ERRORS = (("test", "objective_test_error"),
+          ("own", "objective_test_error_iterate"))
 
 
-def load(path):
-    """The results table of a benchopt run (parquet or csv)."""
-    path = Path(path)
-    if not path.is_file():
-        raise SystemExit(f"no such results file: {path}")
-    if path.suffix == ".csv":
-        return pd.read_csv(path)
-    return pd.read_parquet(path)
+def load(path, axis="time"):
+    """The results table of a benchopt run (parquet or csv), checked for
+    the columns a ranking needs (a clear error naming the file)."""
+    return results_file.read_checked(
+        path, list(RUN_COLUMNS) + [AXES[axis]], "tools.select")
+
+
+def errors_at(run, axis, budget=None):
+    """{table column: test error (%)} at the run's last evaluation with
+    ``axis <= budget`` (its last one without a budget)."""
+    run = run.sort_values(axis, kind="stable")
+    if budget is not None:
+        run = run[run[axis] <= budget]
+    out = {}
+    for key, col in ERRORS:
+        v = (pd.to_numeric(run[col], errors="coerce").to_numpy(dtype=float)
+             if col in run and len(run) else np.array([]))
+        out[key] = 100 * float(v[-1]) if v.size else math.nan
+    return out
 
 
 def run_score(run, metric, criterion, axis, budget=None, threshold=None,
@@ -85,15 +109,20 @@ def score_table(df, metric, criterion="final", axis="time", budget=None,
                 threshold=None, log=False, maximize=False):
     """One row per (dataset, configuration): median score, spread, runs
     kept and runs excluded as diverged, rank within its dataset."""
+    if df.empty:
+        raise SystemExit("no results to rank (0 rows)")
     if metric not in df.columns:
         metrics = sorted(c for c in df.columns if c.startswith("objective_"))
         raise SystemExit(f"unknown metric {metric!r}; the results have "
                          f"{metrics}")
     col = AXES[axis]
+    if col not in df.columns:
+        raise SystemExit(f"the results have no {col!r} column (--axis "
+                         f"{axis})")
     rows = []
     for (data, solver), conf in df.groupby(["dataset_name", "solver_name"],
                                            sort=False):
-        scores, diverged = [], 0
+        scores, diverged, errors = [], 0, []
         for _, run in conf.groupby("idx_rep"):
             flag = run.get("objective_diverged")
             s = run_score(run, metric, criterion, col, budget, threshold,
@@ -104,12 +133,17 @@ def score_table(df, metric, criterion="final", axis="time", budget=None,
                 diverged += 1
                 continue
             scores.append(s)
-        rows.append(dict(
+            errors.append(errors_at(run, col, budget))
+        row = dict(
             dataset=data, solver=solver, name=solver.split("[")[0],
             median=float(np.median(scores)) if scores else math.nan,
             min=min(scores) if scores else math.nan,
             max=max(scores) if scores else math.nan,
-            runs=len(scores), diverged=diverged))
+            runs=len(scores), diverged=diverged)
+        for key, _ in ERRORS:
+            values = [e[key] for e in errors if math.isfinite(e[key])]
+            row[key] = float(np.median(values)) if values else math.nan
+        rows.append(row)
     table = pd.DataFrame(rows)
     better_high = maximize and criterion != "reach"
     key = table["median"] * (-1.0 if better_high else 1.0)
@@ -143,15 +177,39 @@ def write_config(path, table, n_repetitions=None, extra=None):
         lines.append(f"n-repetitions: {int(n_repetitions)}")
     for key, value in (extra or {}).items():
         lines.append(f"{key}: {value}")
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text("\n".join(lines) + "\n")
+    results_file.write_text(path, "\n".join(lines) + "\n")
 
 
 def _quote(name):
     return "'" + name.replace("'", "''") + "'"
 
 
-def format_table(table, top=None, metric="", criterion=""):
+def _errors_text(row):
+    """`` test 22.5 %, own y 29.4 %`` (what the results have)."""
+    parts = [f"{name} {getattr(row, key):.1f} %"
+             for key, name in (("test", "test"), ("own", "own y"))
+             if math.isfinite(getattr(row, key, math.nan))]
+    return ("  " + ", ".join(parts)) if parts else ""
+
+
+def reference_text(df):
+    """{dataset: [lines]}: the reference results of each dataset, median
+    over the repetitions."""
+    out = {}
+    for data, d in df.groupby("dataset_name", sort=False):
+        lines = []
+        for name in reference_names(d):
+            h = reference_value(d, name, "objective_value")
+            err = reference_value(d, name, "objective_test_error")
+            text = f"  ref  H {h:.6g}" if math.isfinite(h) else "  ref"
+            if math.isfinite(err):
+                text += f", test {100 * err:.1f} %"
+            lines.append(f"{text}  {NAMES[name]}")
+        out[data] = lines
+    return out
+
+
+def format_table(table, top=None, metric="", criterion="", references=None):
     out = []
     for data, rows in table.groupby("dataset", sort=False):
         out.append(f"\n{data}  ({criterion} of {metric}; median over "
@@ -164,7 +222,9 @@ def format_table(table, top=None, metric="", criterion=""):
                 continue
             div = f", {r.diverged} diverged" if r.diverged else ""
             out.append(f"  {r.rank:2d}  {r.median:.6g}  [{r.min:.3g}, "
-                       f"{r.max:.3g}]  ({r.runs} runs{div})  {r.solver}")
+                       f"{r.max:.3g}]  ({r.runs} runs{div}){_errors_text(r)}"
+                       f"  {r.solver}")
+        out += (references or {}).get(data, [])
     return "\n".join(out)
 
 
@@ -201,14 +261,16 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    df = load(args.results)
+    results_file.refuse_overwrite([args.write], [args.results])
+    df = load(args.results, args.axis)
     if args.dataset is not None:
         df = df[df["dataset_name"].str.contains(args.dataset, regex=False)]
         if df.empty:
             raise SystemExit(f"no dataset name contains {args.dataset!r}")
     table = score_table(df, args.metric, args.criterion, args.axis,
                         args.budget, args.threshold, args.log, args.maximize)
-    print(format_table(table, args.top, args.metric, args.criterion))
+    print(format_table(table, args.top, args.metric, args.criterion,
+                       reference_text(df)))
     if args.write:
         write_config(args.write, table, args.n_repetitions)
         print(f"\nrun config written to {args.write}: "
