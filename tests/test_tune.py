@@ -6,6 +6,7 @@ import json
 import math
 import subprocess
 import sys
+import warnings
 
 import optuna
 import pytest
@@ -392,3 +393,203 @@ def test_random_full_passes_do_not_overshoot_the_budget():
         # one iteration draws at most a full pass of both levels and
         # its batches
         assert target <= state.n_samples <= target + N + 4
+
+
+def _prepare_together(settings, barrier, rounds, queue):
+    """A spawned process: ``rounds`` times, create the studies of a new
+    SQLite storage at the same moment as the other process."""
+    errors = []
+    for i in range(rounds):
+        barrier.wait()
+        try:
+            tstudy.prepare(tstudy.Settings(**{
+                **settings.__dict__,
+                "storage": settings.storage.replace(".db", f"{i}.db")}))
+        except Exception as err:  # noqa: BLE001 - reported to the test
+            errors.append(f"{type(err).__name__}: {err}"[:300])
+    queue.put(errors)
+
+
+def test_processes_starting_together_on_a_new_storage(tmp_path):
+    """Two processes creating one new SQLite storage and its studies at
+    once: both go on (the creation is retried when they collide)."""
+    import multiprocessing
+    context = multiprocessing.get_context("spawn")
+    settings = cli.settings_of(cli.parser().parse_args(
+        _argv(tmp_path / "t.db", 2, solvers="SPABA,SABA,SOBA")))
+    barrier, queue = context.Barrier(2), context.Queue()
+    procs = [context.Process(target=_prepare_together,
+                             args=(settings, barrier, 6, queue))
+             for _ in range(2)]
+    for p in procs:
+        p.start()
+    errors = [queue.get(timeout=300) for _ in procs]
+    for p in procs:
+        p.join(60)
+    assert errors == [[], []]
+    assert [p.exitcode for p in procs] == [0, 0]
+    for i in range(6):
+        store = tstudy.open_storage(str(tmp_path / f"t{i}.db"))
+        assert sorted(s.study_name.split(" | ")[1] for s in
+                      store.get_all_studies()) == ["SABA", "SOBA", "SPABA"]
+
+
+@pytest.mark.parametrize("option", ["--write", "--record"])
+def test_an_output_on_the_storage_is_refused(tmp_path, capsys, option):
+    """``--write``/``--record`` naming the storage (directly or through a
+    symbolic link) would replace the tuning database: refused before
+    anything is written."""
+    storage = tmp_path / "t.db"
+    cli.main(_argv(storage, 1, solvers="SOBA"))
+    before = storage.read_bytes()
+    link = tmp_path / "link.yml"
+    link.symlink_to(storage)
+    for target in (storage, link, tmp_path / "." / "t.db"):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(_argv(storage, 2, option, str(target), solvers="SOBA"))
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert (f"{option} {target} is the file of --storage ({storage}): "
+                "writing it would replace the tuning database") in err
+        assert storage.read_bytes() == before
+    # the record and the run config on one file
+    with pytest.raises(SystemExit):
+        cli.main(_argv(storage, 2, "--record", str(tmp_path / "o.json"),
+                       "--write", str(tmp_path / "o.json"), solvers="SOBA"))
+    assert "--write" in capsys.readouterr().err
+    assert not (tmp_path / "o.json").exists()
+    assert len(_trials(_studies(storage, _argv(storage, 1, solvers="SOBA"))[
+        "SOBA"])) == 1
+
+
+def test_outputs_are_written_atomically(tmp_path, monkeypatch):
+    """A write that fails half-way leaves the old file and no temporary
+    one."""
+    out = tmp_path / "best.yml"
+    out.write_text("old\n")
+    out.chmod(0o640)
+    report.write_atomic(out, "new\n")
+    assert out.read_text() == "new\n" and (out.stat().st_mode & 0o777) \
+        == 0o640
+
+    def full_disk(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(report.os, "fsync", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        report.write_atomic(out, "newer\n")
+    assert out.read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["best.yml"]
+
+
+def _storage_error(capsys, storage, *extra):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(_argv(storage, 1, *extra, solvers="SOBA"))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith(f"python -m tools.tune: error: --storage "
+                          f"{storage}: ")
+    return err
+
+
+def test_an_unusable_storage_is_named_in_one_line(tmp_path, capsys):
+    folder = tmp_path / "folder.db"
+    folder.mkdir()
+    assert "is a folder; give a file" in _storage_error(capsys, folder)
+    corrupt = tmp_path / "corrupt.db"
+    corrupt.write_bytes(bytes(range(256)) * 20)
+    assert ("is not a readable Optuna SQLite database (file is not a "
+            "database); restore it, or move it away") in _storage_error(
+                capsys, corrupt)
+    journal = tmp_path / "t.log"
+    cli.main(_argv(journal, 1, solvers="SOBA"))
+    with open(journal, "a") as f:
+        f.write('{"op_code": 5, "worker_id": \n')
+    assert "is not a readable Optuna journal file" in _storage_error(
+        capsys, journal)
+    # a database opened read-only: the cause is named (not "invalid data
+    # in the commit")
+    good = tmp_path / "good.db"
+    cli.main(_argv(good, 1, solvers="SOBA"))
+    read_only = f"sqlite:///file:{good}?mode=ro&uri=true"
+    err = _storage_error(capsys, read_only, "--trials", "2", "--record",
+                         str(tmp_path / "r.json"))
+    assert ("cannot be written (attempt to write a readonly database); "
+            "make the file and its folder writable") in err
+    assert "invalid data" not in err
+
+
+@pytest.mark.parametrize("fix, expected", [
+    ("step_size=-1", "--fix step_size=-1: SOBA refuses it (step_size must "
+                     "be a finite number > 0, got -1)"),
+    ("batch_size=full", "--fix batch_size=full: SPABA refuses it "
+                        "(batch_size must be an integer >= 1, got 'full')"),
+])
+def test_fixed_values_are_checked_before_any_trial(tmp_path, capsys, fix,
+                                                   expected):
+    storage = tmp_path / "t.db"
+    solvers = "SPABA" if "batch" in fix else "SOBA"
+    ranges = [] if "step_size" in fix else STABLE
+    with pytest.raises(SystemExit) as exc:
+        cli.main(_argv(storage, 2, "--fix", fix, solvers=solvers,
+                       ranges=ranges))
+    assert exc.value.code == 2
+    assert expected in capsys.readouterr().err
+    assert not storage.exists()  # no study, no failed trial
+
+
+def test_another_seed_on_resume_is_refused(tmp_path, capsys):
+    storage = tmp_path / "t.db"
+    cli.main(_argv(storage, 1, "--seed", "3", solvers="SOBA"))
+    with pytest.raises(SystemExit):
+        cli.main(_argv(storage, 2, "--seed", "4", solvers="SOBA"))
+    assert ("--seed 4: the study 'Simulated[n=200,m=300,dim_x=5,dim_y=10] "
+            f"| SOBA' in {storage} was made with --seed 3; rerun with "
+            "--seed 3") in capsys.readouterr().err
+    assert _record(storage)["sampler"].endswith("seed 3")
+    cli.main(_argv(storage, 2, "--seed", "3", solvers="SOBA"))
+    assert _record(storage)["solvers"]["SOBA"]["trials"] == 2
+
+
+def test_a_trial_flagged_diverged_is_excluded(tmp_path, monkeypatch):
+    """A point whose metrics carry ``diverged = 1`` (here: the Objective
+    finds the solver's own y far from y*(x)) ends the trial as diverged:
+    counted in the budget, never ranked, reported."""
+    runner = run.Runner(SMALL)
+    current = {}
+    solver = runner.solver
+
+    def remember(name, values):
+        current.update(values)
+        return solver(name, values)
+
+    evaluate = runner.objective.evaluate_result
+
+    def flagged(**result):
+        out = evaluate(**result)
+        if current.get("step_size") == 0.5 and result["n_samples"] > 0:
+            warnings.warn(f"diverged at {result['n_samples']} sample "
+                          "evaluations: the solver's own y has left y*(x); "
+                          "the run ends here", RuntimeWarning)
+            out = {**out, "diverged": 1}
+        return out
+
+    monkeypatch.setattr(runner, "solver", remember)
+    monkeypatch.setattr(runner.objective, "evaluate_result", flagged)
+    monkeypatch.setattr(cli, "Runner", lambda spec: runner)
+    storage = tmp_path / "t.db"
+    argv = _argv(storage, 3, "--pruner", "none", solvers="SOBA")
+    soba = _studies(storage, argv)["SOBA"]
+    for step in (0.1, 0.5, 0.2):
+        soba.enqueue_trial(dict(step_size=step, outer_ratio=1.0,
+                                z_ratio=1.0))
+    cli.main(argv + ["--write", str(tmp_path / "best.yml")])
+    flagged_trial = _trials(soba)[1]
+    assert flagged_trial.state == TrialState.PRUNED
+    assert flagged_trial.user_attrs["excluded"] == (
+        "diverged at 0.512 epochs: the solver's own y has left y*(x)")
+    s = _record(storage)["solvers"]["SOBA"]
+    assert (s["trials"], s["complete"], s["diverged"]) == (3, 2, 1)
+    assert s["best"]["trial"] in (0, 2)
+    assert "step_size=0.5" not in (tmp_path / "best.yml").read_text()

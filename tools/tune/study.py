@@ -157,8 +157,12 @@ def _retried(function, *args):
 
 def _cause(err):
     """The innermost cause of ``err``, as one line."""
-    while err.__cause__ is not None or err.__context__ is not None:
-        err = err.__cause__ or err.__context__
+    while True:
+        inner = err.__cause__ or (None if err.__suppress_context__
+                                  else err.__context__)
+        if inner is None:
+            break
+        err = inner
     text = str(err).strip().splitlines()
     return text[0] if text else type(err).__name__
 
