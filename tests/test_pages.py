@@ -1,7 +1,9 @@
 """The result pages in a headless Chromium, offline: benchopt's page made
 offline by ``python -m tools.offline_page`` draws its plots and lists the
 views of config.yml, benchopt's own page does not draw them offline (the
-problem solved), and ``python -m tools.figures``'s page shows its figures.
+problem solved), ``python -m tools.figures``'s page shows its figures, and
+on a logistic task the view of the solvers' own y draws its curves and the
+reference results as lines.
 
 Needs Debian's ``chromium`` (``apt-get install chromium``), else skipped;
 ``CHROMIUM_BIN`` overrides its path.  Offline is simulated by making every
@@ -140,6 +142,49 @@ def test_figures_page_shows_figures_offline(run):
     assert len(re.findall(r'<img[^>]*src="data:image/png;base64,', dom)) == 1
     assert "<script" not in dom
     assert shoot(out / "index.html", tmp, "figures") > 200
+
+
+# Opens a view of the page once it is loaded (as a click on its tab).
+OPEN_VIEW = """<script>window.addEventListener('load', () => setTimeout(() => {
+  const tab = [...document.querySelectorAll('span.view')].find(
+    e => e.textContent.trim() === '%s');
+  setConfig(tab);
+}, 200));</script>"""
+GREY = (38, 38, 38)  # the first reference line (plot_views.REFERENCE_COLORS)
+
+
+def test_own_iterate_view_draws_curves_and_reference_lines(run):
+    """breast_cancer (logreg): the view test_error_iterate_vs_time draws
+    SOBA's and SABA's own y and the lines of x0 and of the best single
+    regularisation value."""
+    tmp, bench, _, _ = run
+    res = subprocess.run(
+        ["benchopt", "run", ".", "-d", "breast_cancer", "-s", "SOBA", "-s",
+         "SABA", "-n", "4", "--timeout", "10", "--no-display", "--output",
+         "own_y"], cwd=bench, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    page = bench / "outputs" / "benchmark_bilevel_own_y.html"
+    out = tmp / "own_y.html"
+    subprocess.run([sys.executable, "-m", "tools.offline_page", str(page),
+                    "-o", str(out)], cwd=ROOT, check=True,
+                   capture_output=True, timeout=60)
+    html = out.read_text(encoding="utf-8")
+    i = html.rindex("</body>")
+    out.write_text(html[:i] + OPEN_VIEW % "test_error_iterate_vs_time"
+                   + html[i:], encoding="utf-8")
+    dom = browse(out, tmp, "--dump-dom")
+    assert re.search(r'class="ytitle"[^>]*>test error of the solver.s own y',
+                     dom)
+    legend = re.findall(r'<div class="curve"[^>]*>([^<]+)<', dom)
+    assert {"SOBA", "SABA", "reference: x0 (start)",
+            "reference: best single regularisation"} <= set(legend)
+    assert len(re.findall(r'class="[^"]*\bjs-line\b', dom)) >= 4
+    assert shoot(out, tmp, "own_y_view") > 200
+    from PIL import Image
+    folder = Path(os.environ.get("PAGES_SCREENSHOTS") or tmp / "screenshots")
+    img = np.asarray(Image.open(folder / "own_y_view.png").convert("RGB"))
+    assert int((np.abs(img.astype(int) - GREY).sum(axis=-1) < 20).sum()) \
+        > 200  # the reference lines are drawn
 
 
 MINI = """<!DOCTYPE html><html><head>
