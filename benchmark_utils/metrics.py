@@ -330,7 +330,8 @@ def evaluate(metrics, x, y, z, n_samples, diverged=False, z_role="iterate"):
             reason = f"the evaluation failed ({type(e).__name__}: {e})"
     else:
         out = metrics.nan_metrics()
-        reason = "an iterate is not finite"
+        reason = ("an iterate is not finite" if not finite else
+                  "the solver reported its run as diverged")
     out["n_samples"] = int(n_samples)
     out["epochs"] = n_samples / (metrics.n + metrics.m)
     x_range = getattr(metrics, "x_range", (-np.inf, np.inf))

@@ -55,9 +55,8 @@ import numpy as np
 # where the weight is 0 or 1 to float64 resolution and sigma'(x) ~ 1e-16.
 SIGMOID_RESOLVED = (-53 * np.log(2.0), 53 * np.log(2.0))
 # x_range of the regularisation tasks: e^{x} overflows above 709.78 and
-# underflows to 0 below -744.44.
-EXP_RESOLVED = (np.log(np.finfo(np.float64).smallest_subnormal),
-                np.log(np.finfo(np.float64).max))
+# underflows to 0 below -745.13 (half the smallest subnormal, 2^-1075).
+EXP_RESOLVED = (-1075 * np.log(2.0), np.log(np.finfo(np.float64).max))
 
 
 def resolve(ref):
