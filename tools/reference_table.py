@@ -70,7 +70,7 @@ def split_references(dataset_spec, seed, repetition):
 
 def rows(refs):
     """[(label, H, test error (%))] of one split's references."""
-    out = [("start (the runs' x0)", refs["start_value"],
+    out = [("the runs' starting point", refs["start_value"],
             100 * refs["start_test_error"])]
     for name, label in NAMES.items():
         if f"ref_{name}_value" in refs:
