@@ -163,7 +163,8 @@ def markdown(table, budget, labels=(), references=None):
                          f"{_num(err, '.1f')} | — | — | — | — | — | — | — |")
     if any_interpolated:
         lines.append(f"\n\\* interpolated linearly in epochs at {budget:g} "
-                     "epochs (the results are not on a common grid)")
+                     "epochs: no evaluation at the budget (results not on "
+                     "a common grid, or a budget between its points)")
     return "\n".join(lines)
 
 
