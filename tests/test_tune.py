@@ -170,29 +170,55 @@ def _clock(storage, argv):
     return _studies(storage, argv)["SPABA"].user_attrs[tstudy.CLOCK]
 
 
-@pytest.mark.parametrize("suffix", [".db", ".log"])
+def _interrupt_heartbeat(monkeypatch, index):
+    """Ctrl-C while the ``index``-th trial (from 1) starts its heartbeat,
+    before its run (after its thread started)."""
+    original = workers.Heartbeat.__enter__
+    beats = []
+
+    def interrupted(self):
+        beats.append(self)
+        original(self)
+        if len(beats) == index:
+            raise KeyboardInterrupt
+        return self
+
+    monkeypatch.setattr(workers.Heartbeat, "__enter__", interrupted)
+    return _count_runs(monkeypatch), beats
+
+
+@pytest.mark.parametrize("suffix, where", [
+    (".db", "mid-trial"), (".log", "mid-trial"), (".db", "at its start")])
 def test_an_interrupted_tuning_resumes_to_the_uninterrupted_trials(
-        tmp_path, monkeypatch, suffix):
-    """Ctrl-C in the middle of a trial: the trial stays running, marked
-    interrupted; the rerun runs it again in place, then the rest, and the
-    studies hold what an uninterrupted tuning holds (pruning included);
-    the interrupted invocation's time is kept."""
+        tmp_path, monkeypatch, suffix, where):
+    """Ctrl-C in a trial (in its run, or as it starts): the trial stays
+    running, marked interrupted; the rerun runs it again in place, then
+    the rest, and the studies hold what an uninterrupted tuning holds
+    (pruning included); the interrupted invocation's time is kept."""
     storage, fresh = tmp_path / f"t{suffix}", tmp_path / f"fresh{suffix}"
     argv = _argv(storage, 6, "--evals", "9")
     fresh_argv = _argv(fresh, 6, "--evals", "9")
     cli.main(fresh_argv)
-    calls = _interrupt_at(monkeypatch, 8, 3)  # SOBA's 2nd trial
+    beats = []
+    if where == "mid-trial":
+        calls = _interrupt_at(monkeypatch, 8, 3)  # SOBA's 2nd trial
+    else:
+        calls, beats = _interrupt_heartbeat(monkeypatch, 8)
     with pytest.raises(KeyboardInterrupt):
         cli.main(argv)
+    for beat in beats:
+        beat.stop.set()  # the thread of the trial interrupted at its start
     soba = _trials(_studies(storage, argv)["SOBA"])
     assert [t.state for t in soba] == [TrialState.COMPLETE,
                                        TrialState.RUNNING]
     assert soba[1].user_attrs[tstudy.INTERRUPTED] is True
-    assert sorted(soba[1].intermediate_values) == [1, 2, 3]
+    assert sorted(soba[1].intermediate_values) == (
+        [1, 2, 3] if where == "mid-trial" else [])
     first = _clock(storage, argv)
     assert len(first) == 1 and list(first.values())[0] > 0
     cli.main(argv)
-    assert len(calls) == 8 + 5  # the interrupted trial again, 4 more
+    # the interrupted trial again, 4 more
+    assert len(calls) == (8 if where == "mid-trial" else 7) + 5
     resumed = _history(storage, argv)
     assert resumed == _history(fresh, fresh_argv)
     states = [t[1] for trials in resumed.values() for t in trials]

@@ -15,9 +15,11 @@ the mean of H(x) = f(x, y*(x)) on the validation samples at ``--evals``
 points over the budget.  Diverged runs are excluded, never ranked.  The
 record of the studies goes to the storage's name with ``.json``;
 ``--write`` writes a benchopt run config of each solver's best
-configuration, and the ``TUNED`` entry of ``benchmark_utils/tuned.py`` is
-printed and recorded (docs/comparisons.md, "Tune every solver with the
-same budget").
+configuration, every solver evaluated on the Objective's grid of
+``eval_epochs``, and the ``TUNED`` entry of ``benchmark_utils/tuned.py``
+is printed and recorded (docs/comparisons.md, "Tune every solver with the
+same budget").  A trial stopped by Ctrl-C is resumed in place by the
+next invocation.
 
 Modules: ``space`` (the ranges), ``run`` (one trial), ``study`` (storage,
 settings, budget, sampler, pruner), ``workers`` (the trial loop, parallel

@@ -84,7 +84,8 @@ def parser():
                    help="fix a parameter (not searched), e.g. R=tuned")
     p.add_argument("--fail-running", action="store_true",
                    help="mark running trials failed first (a journal file's "
-                        "trials whose process was killed)")
+                        "trials whose process was killed; those stopped by "
+                        "Ctrl-C are kept, and resumed)")
     p.add_argument("--write", metavar="PATH",
                    help="write the best configurations as a run config")
     p.add_argument("--record", metavar="PATH",

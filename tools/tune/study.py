@@ -72,6 +72,12 @@ STORAGE_ERRORS = (optuna.exceptions.StorageInternalError,
                   sqlalchemy.exc.SQLAlchemyError, sqlite3.Error, OSError,
                   json.JSONDecodeError, UnicodeDecodeError)
 
+# What processes creating one storage or study at once can raise (a table
+# or row the other made first, a locked database): tried again
+COLLISIONS = (optuna.exceptions.StorageInternalError,
+              optuna.exceptions.DuplicatedStudyError,
+              sqlalchemy.exc.OperationalError, sqlalchemy.exc.IntegrityError)
+
 
 class StorageProblem(Exception):
     """A storage that cannot be used; the message names it and says what
@@ -144,12 +150,12 @@ def _open_storage(storage, heartbeat, grace):
 
 def _retried(function, *args):
     """``function(*args)``, tried again (``RETRIES`` times in all, after
-    0.05, 0.1, ... s) when it raises a storage error: processes creating
-    the same storage or study at once can collide."""
+    0.05, 0.1, ... s) when it raises one of ``COLLISIONS``: processes
+    creating the same storage or study at once can collide."""
     for attempt in range(RETRIES):
         try:
             return function(*args)
-        except STORAGE_ERRORS + (optuna.exceptions.DuplicatedStudyError,):
+        except COLLISIONS:
             if attempt == RETRIES - 1:
                 raise
             time.sleep(0.05 * (attempt + 1))

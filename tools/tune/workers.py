@@ -10,17 +10,18 @@ holds what an uninterrupted run holds.
 """
 import math
 import multiprocessing
+import threading
 import time
 import warnings
 
 import optuna
-from optuna.storages._heartbeat import get_heartbeat_thread
 from optuna.trial import TrialState
 
 from .run import Diverged, Runner
 from .space import suggest
 from .study import (COUNTED, INTERRUPTED, fail_stale, interrupted,
-                    load_study, make_sampler, open_storage)
+                    load_study, make_sampler, open_storage,
+                    storage_has_heartbeat)
 
 
 class OverBudget(Exception):
@@ -85,30 +86,76 @@ def trial_function(runner, settings, solver, over):
     return objective
 
 
-def run_trial(study, objective, callback, trial=None):
-    """Run ``objective`` on ``trial`` (an interrupted trial resumed in
-    place) or on a new trial, as Optuna's ``optimize`` does; a trial
-    stopped by Ctrl-C stays running, marked ``interrupted``, and the
-    KeyboardInterrupt goes on."""
-    trial = _ask(study) if trial is None else trial
+def run_trial(study, objective, callback, resume=None):
+    """Run ``objective`` on a new trial, or in place on ``resume`` (an
+    interrupted trial, frozen), as Optuna's ``optimize`` does; a trial
+    stopped by Ctrl-C (anywhere between its creation and its end) stays
+    running, marked ``interrupted``, and the KeyboardInterrupt goes on."""
+    trial = _ask(study) if resume is None else optuna.trial.Trial(
+        study, resume._trial_id)
+    try:
+        if resume is not None:
+            study._storage.set_trial_user_attr(trial._trial_id, INTERRUPTED,
+                                               False)
+        frozen = _run_and_tell(study, objective, trial)
+    except KeyboardInterrupt:
+        _mark_interrupted(study, trial)
+        raise
+    callback(study, frozen)
+    return frozen
+
+
+def _run_and_tell(study, objective, trial):
+    """The objective's run under the storage's heartbeat, then its
+    outcome told to the study (a failure raised on)."""
     state, value = None, None
-    with get_heartbeat_thread(trial._trial_id, study._storage):
+    with Heartbeat(study._storage, trial._trial_id):
         try:
             value = objective(trial)
         except optuna.TrialPruned:
             state = TrialState.PRUNED
         except OverBudget:
             state = TrialState.FAIL
-        except KeyboardInterrupt:
-            study._storage.set_trial_user_attr(trial._trial_id, INTERRUPTED,
-                                               True)
-            raise
         except Exception:
             study.tell(trial, state=TrialState.FAIL)
             raise
-    frozen = study.tell(trial, value, state=state)
-    callback(study, frozen)
-    return frozen
+    return study.tell(trial, value, state=state)
+
+
+class Heartbeat:
+    """The heartbeat of one trial in a SQL storage (nothing in a journal
+    file), beaten every ``heartbeat_interval`` seconds by a daemon thread
+    while the block runs: a Ctrl-C as it starts cannot leave a thread
+    that keeps the process alive (Optuna's thread is not a daemon)."""
+
+    def __init__(self, storage, trial_id):
+        self.storage, self.trial_id = storage, trial_id
+        self.stop, self.thread = threading.Event(), None
+
+    def __enter__(self):
+        if storage_has_heartbeat(self.storage):
+            self.storage.record_heartbeat(self.trial_id)
+            self.thread = threading.Thread(target=self._beat, daemon=True)
+            self.thread.start()
+        return self
+
+    def _beat(self):
+        while not self.stop.wait(self.storage.heartbeat_interval):
+            self.storage.record_heartbeat(self.trial_id)
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join()
+
+
+def _mark_interrupted(study, trial):
+    """Mark ``trial`` interrupted, unless it has finished."""
+    try:
+        study._storage.set_trial_user_attr(trial._trial_id, INTERRUPTED,
+                                           True)
+    except optuna.exceptions.UpdateFinishedTrialError:
+        pass
 
 
 def _ask(study):
@@ -117,13 +164,6 @@ def _ask(study):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Heartbeat of storage")
         return study.ask()
-
-
-def resumed_trial(study, frozen):
-    """The Optuna trial of ``frozen``, an interrupted trial, to run again
-    in place (its parameters and reports as stored)."""
-    study._storage.set_trial_user_attr(frozen._trial_id, INTERRUPTED, False)
-    return optuna.trial.Trial(study, frozen._trial_id)
 
 
 class Slots:
@@ -192,8 +232,7 @@ def work(settings, slots, worker=0, runner=None, resume=True, clock=None):
                 break
             study.sampler = make_sampler(settings.seed, frozen.number,
                                          worker)
-            run_trial(study, objective, callback,
-                      resumed_trial(study, frozen))
+            run_trial(study, objective, callback, resume=frozen)
         while not over and slots.take(solver):
             fail_stale(study)
             n = len(study.get_trials(deepcopy=False))
