@@ -4,6 +4,8 @@ input named (docs/comparisons.md "Tune every solver with the same
 budget")."""
 import json
 import math
+import os
+import signal
 import subprocess
 import sys
 import warnings
@@ -187,8 +189,24 @@ def _interrupt_heartbeat(monkeypatch, index):
     return _count_runs(monkeypatch), beats
 
 
+def _interrupt_drawing(monkeypatch, index):
+    """A real SIGINT as the ``index``-th parameter (from 1) is drawn."""
+    original = optuna.trial.Trial.suggest_float
+    draws = []
+
+    def interrupted(self, *args, **kwargs):
+        draws.append(1)
+        if len(draws) == index:
+            os.kill(os.getpid(), signal.SIGINT)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(optuna.trial.Trial, "suggest_float", interrupted)
+    return _count_runs(monkeypatch)
+
+
 @pytest.mark.parametrize("suffix, where", [
-    (".db", "mid-trial"), (".log", "mid-trial"), (".db", "at its start")])
+    (".db", "mid-trial"), (".log", "mid-trial"), (".db", "at its start"),
+    (".log", "drawing")])
 def test_an_interrupted_tuning_resumes_to_the_uninterrupted_trials(
         tmp_path, monkeypatch, suffix, where):
     """Ctrl-C in a trial (in its run, or as it starts): the trial stays
@@ -202,6 +220,9 @@ def test_an_interrupted_tuning_resumes_to_the_uninterrupted_trials(
     beats = []
     if where == "mid-trial":
         calls = _interrupt_at(monkeypatch, 8, 3)  # SOBA's 2nd trial
+    elif where == "drawing":
+        # its 2nd parameter (6 trials of SPABA's 5, 1 of SOBA's 3 before)
+        calls = _interrupt_drawing(monkeypatch, 6 * 5 + 3 + 2)
     else:
         calls, beats = _interrupt_heartbeat(monkeypatch, 8)
     with pytest.raises(KeyboardInterrupt):
@@ -214,6 +235,8 @@ def test_an_interrupted_tuning_resumes_to_the_uninterrupted_trials(
     assert soba[1].user_attrs[tstudy.INTERRUPTED] is True
     assert sorted(soba[1].intermediate_values) == (
         [1, 2, 3] if where == "mid-trial" else [])
+    if where == "drawing":  # all of its parameters drawn, or none
+        assert len(soba[1].params) == 3
     first = _clock(storage, argv)
     assert len(first) == 1 and list(first.values())[0] > 0
     cli.main(argv)
@@ -484,6 +507,9 @@ def test_an_output_on_the_storage_is_refused(tmp_path, capsys, option):
                        "--write", str(tmp_path / "o.json"), solvers="SOBA"))
     assert "--write" in capsys.readouterr().err
     assert not (tmp_path / "o.json").exists()
+    with pytest.raises(SystemExit):
+        cli.main(_argv(storage, 2, option, str(tmp_path), solvers="SOBA"))
+    assert f"{option} {tmp_path} is a folder" in capsys.readouterr().err
     assert len(_trials(_studies(storage, _argv(storage, 1, solvers="SOBA"))[
         "SOBA"])) == 1
 

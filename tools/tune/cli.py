@@ -143,6 +143,9 @@ def check_outputs(storage, outputs):
         if path is None:
             continue
         path = Path(path)
+        if path.is_dir():
+            raise ValueError(f"{option} {path} is a folder; give a file "
+                             "path")
         for other, where in taken:
             if _same_file(path, where):
                 what = ("the tuning database" if other == "--storage"

@@ -8,8 +8,10 @@ except that Ctrl-C leaves it running, marked ``interrupted``: the next
 invocation runs it again in place, first (``resume``), so that the study
 holds what an uninterrupted run holds.
 """
+import contextlib
 import math
 import multiprocessing
+import signal
 import threading
 import time
 import warnings
@@ -50,8 +52,9 @@ def trial_function(runner, settings, solver, over):
         except OverBudget:
             over.append(trial.number)
             raise
-        values = {**suggest(trial, space), **fixed}
-        trial.set_user_attr("parameters", values)
+        with deferred_interrupt():  # all of them drawn, or none
+            values = {**suggest(trial, space), **fixed}
+            trial.set_user_attr("parameters", values)
         # a resumed trial: its reports and the pruner's decisions up to
         # its last report stand (the run repeats them exactly)
         done = trial.study._storage.get_trial(
@@ -119,7 +122,30 @@ def _run_and_tell(study, objective, trial):
         except Exception:
             study.tell(trial, state=TrialState.FAIL)
             raise
-    return study.tell(trial, value, state=state)
+    with deferred_interrupt():
+        return study.tell(trial, value, state=state)
+
+
+@contextlib.contextmanager
+def deferred_interrupt():
+    """Hold Ctrl-C (SIGINT) while the block runs, then raise it: a trial
+    whose parameters were drawn in part could not be resumed as it would
+    have run (its missing ones would be drawn from a fresh generator).
+    Outside the main thread, or under another SIGINT handler than
+    Python's, the block runs as is."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT)
+            is not signal.default_int_handler):
+        yield
+        return
+    caught = []
+    signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if caught:
+        raise KeyboardInterrupt
 
 
 class Heartbeat:
