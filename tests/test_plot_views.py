@@ -191,8 +191,9 @@ def test_benchopt_plot_no_html_on_a_run_with_a_diverged_solver(tmp_path):
     assert plot.returncode == 0, plot.stdout[-2000:] + plot.stderr[-2000:]
     pdfs = sorted(p.name for p in (bench / "outputs").glob("*.pdf"))
     metrics = pv.metric_options(df)
-    expected = {f"{kind}_{pv.safe_name(d)}_{OBJ}_{m}_{axis}.pdf"
-                for d in df["dataset_name"].unique() for m in metrics
+    expected = {f"{kind}_{pv.safe_name(d)}_{pv.safe_name(o)}_{m}_{axis}.pdf"
+                for d in df["dataset_name"].unique()
+                for o in df["objective_name"].unique() for m in metrics
                 for kind, axes in (("metric_vs_time", ["Time"]),
                                    ("metric_vs_samples",
                                     ["Epochs", "Samples"]))
@@ -212,16 +213,23 @@ def test_benchopt_plot_no_html_on_a_run_with_a_diverged_solver(tmp_path):
                                  html).group(1))
     views = yaml.safe_load((ROOT / "config.yml").read_text())["plot_configs"]
     dataset = pv.safe_name(df["dataset_name"].iloc[0])
+    objective = pv.safe_name(df["objective_name"].iloc[0])
     for name, view in views.items():
         kind = view["plot_kind"]
         assert f'<option value="{name}">' in html
         axis = view.get(f"{kind}_X_axis", "Time")
-        key = "_".join([kind, dataset, OBJ,
-                        view[f"{kind}_objective_column"], axis])
+        column = view[f"{kind}_objective_column"]
+        key = "_".join([kind, dataset, objective, column, axis])
         assert key in plots[kind], name
         curves = plots[kind][key]["data"]
-        if view[f"{kind}_objective_column"] == "objective_test_error":
+        labels = [c["label"] for c in curves]
+        if column in ("objective_test_error",
+                      "objective_test_error_iterate"):
             assert curves == []  # Simulated has no test error
+        elif column == "objective_value":  # and the lines of x0 and x*
+            assert len(curves) == 5 and labels[3:] == [
+                "reference: x0 (start)", "reference: x* (minimiser of H)"]
+            assert curves[4]["y"][0] == df["objective_ref_x_star_value"][0]
         else:
             assert len(curves) == 3, name
 
