@@ -6,6 +6,12 @@ draws the starting point ``(x0, y0, z0)`` and the run seed from
 from the same point, and repetitions differ), and scores iterates with the
 exact metrics of docs/algorithms.md §6 (``benchmark_utils.metrics``).
 
+``eval_epochs`` (u) is the grid of sample evaluations every solver is
+evaluated on: callback call c of a run is evaluated at the end of the first
+iteration whose sample count reaches ``c * u * (n + m)`` (docs/metrics.md
+"Grid of sample evaluations", ``benchmark_utils/sample_grid.py``); the
+solvers receive it from ``get_objective``.
+
 ``stopping_criterion`` is the benchmark's stopping rule (docs/metrics.md "Stopping",
 ``benchmark_utils/stopping.py``). Its parameters are written out here: a
 change to this file invalidates benchopt's cache of earlier results, a
@@ -20,6 +26,7 @@ from benchmark_utils.metrics import evaluate, make_metrics
 from benchmark_utils.data.storage import features_as, owned_arrays
 from benchmark_utils.stopping import ConvergenceCriterion
 from benchmark_utils.problem import problem_from_data, starting_point
+from benchmark_utils.sample_grid import EVAL_EPOCHS, check_eval_epochs
 
 
 class Objective(BaseObjective):
@@ -29,7 +36,7 @@ class Objective(BaseObjective):
     requirements = ["pip::numba>=0.59", "pip::scipy>=1.10",
                     "pip::threadpoolctl>=3.1"]
 
-    parameters = {}
+    parameters = {"eval_epochs": [EVAL_EPOCHS]}
     sampling_strategy = "callback"
     stopping_criterion = ConvergenceCriterion(
         tol=1e-20, patience=5, value_rtol=1e-10, strategy="callback")
@@ -38,6 +45,7 @@ class Objective(BaseObjective):
 
     def set_data(self, task, X_train, y_train, X_val, y_val, X_test=None,
                  y_test=None, tuning_key=None, **task_params):
+        check_eval_epochs(self.eval_epochs)
         # tuning_key: the dataset's key in benchmark_utils/tuned.py, for
         # the solvers' step_size=tuned (and the other TUNABLE parameters).
         self.tuning_key = tuning_key
@@ -57,7 +65,8 @@ class Objective(BaseObjective):
         seed = self.get_seed(use_repetition=True)
         x0, y0, z0 = starting_point(self.problem, seed)
         return dict(problem=self.problem, x0=x0, y0=y0, z0=z0, seed=seed,
-                    dataset=getattr(self, "tuning_key", None))
+                    dataset=getattr(self, "tuning_key", None),
+                    eval_epochs=self.eval_epochs)
 
     def evaluate_result(self, x, y, z, n_samples, diverged=False):
         return evaluate(self.metrics, x, y, z, n_samples, diverged)

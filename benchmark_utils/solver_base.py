@@ -5,14 +5,16 @@ A solver file states its name, its paper, ``algorithm`` (its key in
 ``algorithms.ALGORITHMS``) and ``parameters = solver_parameters(name)``;
 what it fixes and its defaults live in that entry, everything else --
 the configuration (``algorithms.config_of``), compilation
-(``engine.compile_for``), the callback loop, divergence and deadline
-handling -- lives here, once.
+(``engine.compile_for``), the callback loop on the Objective's grid of
+sample evaluations (``sample_grid``), divergence and deadline handling --
+lives here, once.
 """
 from benchopt import BaseSolver
 
 from . import tuned
-from .algorithms import check_integer, config_of, run_of, run_seed
+from .algorithms import config_of, run_of, run_seed
 from .engine import compile_for, feature_dtype
+from .sample_grid import EVAL_EPOCHS, check_eval_epochs, grid_target
 
 
 def _deadline_check(callback):
@@ -60,8 +62,10 @@ class BilevelSolver(BaseSolver):
         values = tuned.resolve(values, self.dataset, self.name, defaults)
         return config_of(self.algorithm, sizes=self._sizes, **values)
 
-    def set_objective(self, problem, x0, y0, z0, seed, dataset=None):
-        check_integer("eval_freq", self.eval_freq, 1)
+    def set_objective(self, problem, x0, y0, z0, seed, dataset=None,
+                      eval_epochs=EVAL_EPOCHS):
+        # the Objective's grid: u epochs between two callback calls
+        self.eval_epochs = check_eval_epochs(eval_epochs)
         self.dataset = dataset  # key of step_size=tuned (tuned.py)
         self._sizes = (problem.n, problem.m)
         self.cfg = self.config()
@@ -85,12 +89,17 @@ class BilevelSolver(BaseSolver):
                     "quadratic" if problem is None else problem.task)
 
     def run(self, callback):
+        """benchopt's callback loop: after callback call c, advance to the
+        first iteration end with ``c * eval_epochs * (n + m)`` sample
+        evaluations (``sample_grid.grid_target``; nothing when the run is
+        already there, and the same point is evaluated again)."""
         if self.state is None or self.state.iteration > 0:
             # a second run() of the same setting starts afresh
             self.state = None
             self.state = run_of(self.problem, self.cfg, self.x0, self.y0,
                                 self.z0, self.seed)
         time_is_up = _deadline_check(callback)
+        calls = 0
         late = False
         while callback():
             if self.state.diverged:
@@ -99,13 +108,22 @@ class BilevelSolver(BaseSolver):
                 break
             if late:
                 break  # benchopt did not stop at the requested evaluation
+            calls += 1
+            # a Python-side run also checks the deadline between iterations
+            self.state.run_until(self.grid_target(calls),
+                                 time_is_up=time_is_up)
             if time_is_up():
-                # --timeout has passed: have this chunk evaluated, where
+                # --timeout has passed: have this point evaluated, where
                 # benchopt's timeout check ends the run, rather than the
-                # next scheduled evaluation (x1.5 the chunks done so far).
+                # next scheduled evaluation (x1.5 the calls done so far).
                 late = True
                 _evaluate_at_next_call(callback)
-            self.state.run(self.eval_freq)
+
+    def grid_target(self, call):
+        """The sample count of callback call ``call`` on the Objective's
+        grid (``sample_grid.grid_target``)."""
+        n, m = self._sizes
+        return grid_target(call, self.eval_epochs, n, m)
 
     def get_result(self):
         return self.state.result()

@@ -12,7 +12,10 @@ number of points) or when its stopping criterion says so.
 2. makes **no progress**: ``value`` (H) has not reached a new lowest value,
    lower by more than ``value_rtol * |H|`` (default 1e-10), for ``patience``
    consecutive evaluations (default 5: with the x1.5 spacing, the last ~85%
-   of the run's iterations);
+   of the run's iterations); a point with the sample count of the point
+   before it (the grid of sample evaluations evaluates one iterate again
+   after an iteration that passed several grid points, such as a full
+   pass) is the same iterate and does not count;
 3. has **diverged**: its point carries ``diverged = 1`` (metrics that
    cannot be trusted, ``metrics.untrusted``: a non-finite iterate, value or
    gradient, a failed evaluation, exact solves that missed their tolerance,
@@ -51,6 +54,20 @@ def _finite(v):
 
 def _key(name):
     return name if name.startswith("objective_") else f"objective_{name}"
+
+
+SAMPLES = "objective_n_samples"
+
+
+def repeated_point(objective_list):
+    """True when the last point has the sample count of the point before it:
+    the same iterate evaluated again (no iteration ran between the two
+    callback calls; docs/metrics.md "Grid of sample evaluations")."""
+    if len(objective_list) < 2:
+        return False
+    last = objective_list[-1].get(SAMPLES)
+    before = objective_list[-2].get(SAMPLES)
+    return _finite(last) and _finite(before) and last == before
 
 
 class ConvergenceCriterion(StoppingCriterion):
@@ -130,20 +147,28 @@ class ConvergenceCriterion(StoppingCriterion):
                 progress = math.log(g / g0) / math.log(self.tol)
 
         if self.key_to_monitor_ is not None:
-            v = last.get(self.key_to_monitor_)
-            if _finite(v):
-                v = v if self.minimize else -v
-                if v < self._best - self.value_rtol * abs(self._best) \
-                        or not _finite(self._best):
-                    self._best, self._stall = v, 0
-                else:
-                    self._stall += 1
-                if self._stall >= self.patience:
-                    return self._stop(
-                        f"no progress: no new lowest {self.key_to_monitor} "
-                        f"in {self._stall} evaluations")
-                progress = max(progress, self._stall / self.patience)
+            if not repeated_point(objective_list) \
+                    and self._count_progress(last.get(self.key_to_monitor_)):
+                return self._stop(
+                    f"no progress: no new lowest {self.key_to_monitor} "
+                    f"in {self._stall} evaluations")
+            progress = max(progress, self._stall / self.patience)
         return False, min(max(progress, 0.0), 1.0)
+
+    def _count_progress(self, v):
+        """Rule 2 on a new point of value ``v``: a new lowest value resets
+        the count of points without one, another point adds one; True
+        when the count reaches ``patience``.  A non-finite ``v`` plays no
+        part."""
+        if not _finite(v):
+            return False
+        v = v if self.minimize else -v
+        if v < self._best - self.value_rtol * abs(self._best) \
+                or not _finite(self._best):
+            self._best, self._stall = v, 0
+        else:
+            self._stall += 1
+        return self._stall >= self.patience
 
     # -- for the solvers --------------------------------------------------
     def time_is_up(self):

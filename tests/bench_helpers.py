@@ -39,12 +39,14 @@ def dataset(name, repetition=0, **params):
 
 
 def objective_for(dataset_params, repetition=0, base_seed=0,
-                  dataset="Simulated"):
-    """An Objective instance set on a dataset (Simulated by default)."""
+                  dataset="Simulated", **objective_params):
+    """An Objective instance (with ``objective_params``, such as
+    ``eval_epochs``) set on a dataset (Simulated by default)."""
     bench = benchmark()
     ds_cls = next(d for d in bench.get_datasets() if d.name == dataset)
     dataset = ds_cls.get_instance(**dataset_params)
-    objective = bench.get_benchmark_objective().get_instance()
+    objective = bench.get_benchmark_objective().get_instance(
+        **objective_params)
     RunContext().set_run_context(objective, dataset, "dummy",
                                  repetition=repetition, base_seed=base_seed)
     objective._set_dataset(dataset)

@@ -20,12 +20,13 @@ from bench_helpers import ROOT, benchmark, solver_class
 from benchmark_utils import algorithms
 from benchmark_utils.algorithms import (ALGORITHMS, BASELINE, BaselineConfig,
                                         PnPBOConfig, config_of, fields_of)
+from benchmark_utils.sample_grid import check_eval_epochs
 
 inf = math.inf
 _COMMON = [("batch_size", [64]), ("step_size", [0.1]),
            ("outer_ratio", [1.0]), ("z_ratio", [1.0]),
            ("exponent_x", [0.0]), ("exponent_yz", [0.0]),
-           ("eval_freq", [128]), ("sampling", ["uniform"]),
+           ("sampling", ["uniform"]),
            ("random_state", [None])]
 # Every solver's ``parameters`` (names, order, default lists); do not edit
 # without a reason: a change renames benchopt results and breaks users'
@@ -91,64 +92,58 @@ _BASE = [("batch_size", [64]), ("step_size", [0.1]), ("outer_ratio", [1.0]),
 PINNED_BASELINE_PARAMETERS = {
     "StocBiO": _BASE + [
         ("z_ratio", [1.0]), ("exponent_x", [0.0]), ("exponent_y", [0.0]),
-        ("n_inner_steps", [10]), ("n_shia_steps", [10]),
-        ("eval_freq", [16])],
+        ("n_inner_steps", [10]), ("n_shia_steps", [10])],
     "AmIGO": _BASE + [
         ("z_ratio", [1.0]), ("exponent_x", [0.0]), ("exponent_y", [0.0]),
-        ("n_inner_steps", [10]), ("n_z_steps", [10]), ("eval_freq", [16])],
+        ("n_inner_steps", [10]), ("n_z_steps", [10])],
     "BSA": _BASE + [
         ("z_ratio", [1.0]), ("exponent_x", [0.5]), ("exponent_y", [0.5]),
-        ("n_inner_steps", [10]), ("n_hia_steps", [10]),
-        ("eval_freq", [16])],
+        ("n_inner_steps", [10]), ("n_hia_steps", [10])],
     "TTSA": _BASE + [
         ("z_ratio", [1.0]), ("exponent_x", [0.6]), ("exponent_y", [0.4]),
-        ("n_hia_steps", [10]), ("eval_freq", [32])],
+        ("n_hia_steps", [10])],
     "SUSTAIN": _BASE + [
         ("z_ratio", [1.0]), ("exponent_x", [1 / 3]), ("exponent_y", [1 / 3]),
-        ("n_hia_steps", [10]), ("eta", [0.5]), ("exponent_eta", [2 / 3]),
-        ("eval_freq", [16])],
+        ("n_hia_steps", [10]), ("eta", [0.5]), ("exponent_eta", [2 / 3])],
     "MRBO": _BASE + [
         ("z_ratio", [1.0]), ("exponent_x", [1 / 3]), ("exponent_y", [1 / 3]),
-        ("n_shia_steps", [10]), ("eta", [0.5]), ("exponent_eta", [2 / 3]),
-        ("eval_freq", [16])],
+        ("n_shia_steps", [10]), ("eta", [0.5]), ("exponent_eta", [2 / 3])],
     "VRBO": _BASE + [
         ("z_ratio", [1.0]), ("exponent_x", [0.0]), ("exponent_y", [0.0]),
         ("n_inner_steps", [10]), ("n_shia_steps", [10]),
-        ("period_frac", [0.5]), ("eval_freq", [2])],
+        ("period_frac", [0.5])],
     "FSLA": _BASE + [
         ("z_ratio", [1.0]), ("exponent_x", [0.5]), ("exponent_yz", [0.5]),
-        ("storm_a", [None]), ("exponent_a", [0.5]), ("eval_freq", [32])],
+        ("storm_a", [None]), ("exponent_a", [0.5])],
     "F2SA": [("step_size", [0.01]) if k == "step_size" else (k, v)
              for k, v in _BASE] + [
         ("exponent_x", [5 / 7]), ("exponent_y", [5 / 7]),
         ("exponent_w", [4 / 7]), ("n_inner_steps", [10]),
         ("lmbda0", [1.0]), ("delta_lmbda", [0.1]),
-        ("exponent_delta", [6 / 7]), ("eval_freq", [8])],
+        ("exponent_delta", [6 / 7])],
     "ITD": _BASE + [
         ("exponent_x", [0.0]), ("exponent_y", [0.0]),
-        ("n_inner_steps", [10]), ("warm_start", [True]),
-        ("eval_freq", [16])],
+        ("n_inner_steps", [10]), ("warm_start", [True])],
     "BOME": _BASE + [
         ("exponent_x", [0.0]), ("exponent_y", [0.0]),
         ("n_inner_steps", [10]), ("eta", [0.5]),
-        ("choice_phi", ["grad_norm"]), ("eval_freq", [16])],
+        ("choice_phi", ["grad_norm"])],
     "PZOBO": _BASE + [
         ("exponent_x", [0.0]), ("exponent_y", [0.0]),
         ("n_inner_steps", [10]), ("mu", [0.1]),
-        ("n_gaussian_vectors", [10]), ("eval_freq", [2])],
+        ("n_gaussian_vectors", [10])],
 }
 BASELINES = list(PINNED_BASELINE_PARAMETERS)
 # The solvers of the EXACT kind (full batch, exact solves, Python side)
 PINNED_EXACT_PARAMETERS = {
     "ImplicitGD": [("step_size", [1.0]), ("random_state", [None]),
-                   ("exponent_x", [0.0]), ("tol", [1e-10]),
-                   ("eval_freq", [1])],
+                   ("exponent_x", [0.0]), ("tol", [1e-10])],
 }
 EXACT = list(PINNED_EXACT_PARAMETERS)
 BASELINE_FIELDS = {f.name for f in fields(BaselineConfig)}
 # The Python-side searches (kind SEARCH), pinned the same way.
 PINNED_SEARCH_PARAMETERS = {
-    "Optuna": [("eval_freq", [5]), ("random_state", [None]),
+    "Optuna": [("random_state", [None]),
                ("low", [None]), ("high", [None]), ("max_dim", [100])],
 }
 SEARCHES = list(PINNED_SEARCH_PARAMETERS)
@@ -313,10 +308,17 @@ def _config_selections():
 @pytest.mark.parametrize("path, spec", list(_config_selections()),
                          ids=lambda v: v if isinstance(v, str) else "")
 def test_configs_name_existing_solvers_and_parameters(path, spec):
-    """benchopt's own pattern check on every config's solvers and datasets
-    (unknown name or parameter: an error naming it), and every selected
-    solver setting gives a valid configuration."""
+    """benchopt's own pattern check on every config's solvers, datasets
+    and objective (unknown name or parameter: an error naming it), every
+    objective setting has a valid grid of sample evaluations, and every
+    selected solver setting gives a valid configuration."""
     bench = benchmark()
+    for cls, params in _check_patterns(
+            [bench.get_benchmark_objective()],
+            spec.get("objective", ["Bilevel Optimization"]), "objective"):
+        values = params.get("eval_epochs", [])
+        for value in values if isinstance(values, list) else [values]:
+            check_eval_epochs(value)
     datasets = _check_patterns(bench.get_datasets(), spec["dataset"],
                                "dataset")
     keys_of_data = sorted({_tuning_key(cls.name, params)

@@ -3,10 +3,11 @@ FSLA, F2SA, ITD, BOME, PZOBO) through benchopt's solver API, and their
 convergence on a small Simulated problem (docs/baselines.md §1 for the
 counts).
 
-* At their defaults each runs ``eval_freq`` outer iterations per callback
-  with the sample count of §1 (exactly, or within the bounds of the drawn
-  HIA truncations for BSA, TTSA and SUSTAIN), under ``uniform`` and
-  ``blocks`` sampling; the same seed gives the same bytes.
+* At their defaults each runs, after callback call c, up to the first
+  outer iteration whose sample count reaches the grid's c eval_epochs
+  (n + m), with the sample count of §1 (exactly, or within the bounds of
+  the drawn HIA truncations for BSA, TTSA and SUSTAIN), under ``uniform``
+  and ``blocks`` sampling; the same seed gives the same bytes.
 * Bad values are refused by ``set_objective`` with a ValueError naming the
   parameter; VRBO's ``period_frac`` reaches the period once the problem is
   known; FSLA's ``storm_a=None`` takes ``step_size``.
@@ -56,11 +57,18 @@ class Callback:
         return self.calls <= self.allowed
 
 
-def _solve(name, api, allowed=3, seed=0, **params):
-    """One run through the solver API; (solver, callback, result)."""
+# 40 epochs (20 000 samples) per call: one to fourteen outer iterations,
+# VRBO's first restart (7 epochs) and a few more included
+API_EPOCHS = 40.0
+
+
+def _solve(name, api, allowed=3, seed=0, eval_epochs=API_EPOCHS,
+           **params):
+    """One run through the solver API on the grid of ``eval_epochs``;
+    (solver, callback, result)."""
     _, problem, (x0, y0, z0) = api
     solver = solver_class(name).get_instance(**params)
-    solver.set_objective(problem, x0, y0, z0, seed)
+    solver.set_objective(problem, x0, y0, z0, seed, eval_epochs=eval_epochs)
     callback = Callback(allowed)
     solver.run(callback)
     return solver, callback, solver.get_result()
@@ -105,8 +113,10 @@ def _count_bounds(name, K, n, m, b=64, T=10, Q=10, Tz=10, period=None):
 
 
 def _assert_counts(name, solver, result, allowed):
-    K = solver.eval_freq * allowed
-    assert solver.state.iteration == K
+    """The run stopped at the first outer iteration K whose count reaches
+    the grid's target for ``allowed`` calls, with §1's count of K."""
+    K = solver.state.iteration
+    target = solver.grid_target(allowed)
     low, high = _count_bounds(name, K, N, M, period=solver.cfg.period)
     n = result["n_samples"]
     assert low <= n <= high, (name, n, low, high)
@@ -114,11 +124,16 @@ def _assert_counts(name, solver, result, allowed):
         assert n == low
     else:
         assert (n - low) % 64 == 0 and n > low  # p > 0 drawn at least once
+    assert n >= target
+    if K > 1:  # K - 1 iterations did not reach it
+        assert _count_bounds(name, K - 1, N, M,
+                             period=solver.cfg.period)[0] < target
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_defaults_run_with_the_section5_counts(api, name):
-    """eval_freq x calls outer iterations, each with §1's count (StocBiO,
+    """Up to the grid's target of 3 calls (60 000 samples), each outer
+    iteration with §1's count (StocBiO,
     AmIGO 1408; MRBO 1536 (768 at k = 0); VRBO 16 896 + 3 500 per restart,
     every 3 iterations here; FSLA 448 (320); F2SA 2112; BOME 832; PZOBO
     7104; BSA, TTSA, SUSTAIN between the bounds of p in {0..9}); finite
@@ -182,7 +197,6 @@ _BAD = [
     ("batch_size", 250, "batch_size must be at most the number of samples: "
      "batch_size=250 > n (UL samples)=200"),
     ("batch_size", 2.5, "batch_size must be an integer >= 1, got 2.5"),
-    ("eval_freq", 0, "eval_freq must be an integer >= 1, got 0"),
     ("n_inner_steps", 0, "n_inner_steps must be an integer >= 1, got 0"),
     ("n_inner_steps", 2.5, "n_inner_steps must be an integer >= 1, got "
      "2.5"),
@@ -364,8 +378,7 @@ def test_huge_step_stops_cleanly_as_diverged(api, name, step):
     assert res["diverged"] is True
     k = solver.state.iteration
     assert callback.calls <= 6  # stopped long before the 50 allowed
-    assert k <= solver.eval_freq * (callback.calls - 1)
-    assert k < solver.eval_freq * allowed
+    assert solver.state.n_samples < solver.grid_target(callback.calls)
     assert not all(np.all(np.isfinite(res[key])) for key in "xyz")
     # VRBO can overflow in z only; then the Objective's value is finite
     out = evaluate(make_metrics(api[0]), **res)
@@ -509,3 +522,10 @@ def test_f2sa_defaults(conv_data):
     lam = 1.0 + sum(0.1 / (k + 1) ** (6 / 7) for k in range(K))
     assert run.work.lam[0] == pytest.approx(lam, rel=1e-12)
     assert run.work.lam[0] > 2.0
+
+
+@pytest.mark.parametrize("name", ["PZOBO", "BOME"])
+def test_a_misspelt_full_batch_names_full(name):
+    with pytest.raises(ValueError, match=r"batch_size must be an integer >= "
+                       r"1 or 'full' \(every sample\), got 'ful'"):
+        config_of(name, batch_size="ful")

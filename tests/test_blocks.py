@@ -186,7 +186,7 @@ def test_solvers_pass_sampling_to_the_core(small_data, name):
     objective = objective_for(dict(n=200, m=300, dim_x=5, dim_y=10))
     out = {}
     for sampling in ("uniform", "blocks"):
-        solver = solver_class(name).get_instance(batch_size=16, eval_freq=20,
+        solver = solver_class(name).get_instance(batch_size=16,
                                                  sampling=sampling)
         assert solver.config().sampling == sampling
         solver.set_objective(**objective.get_objective())

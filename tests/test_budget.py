@@ -10,6 +10,7 @@ import numpy as np
 from benchopt.callback import _Callback
 
 from benchmark_utils import engine, solver_base
+from benchmark_utils.algorithms import run_of
 from bench_helpers import SMALL, objective_for, run_benchopt, solver_class
 
 SMALL_PARAMS = {"n, m": (200, 300), "dim_x, dim_y": (5, 10)}
@@ -48,9 +49,14 @@ def test_the_solver_ends_the_run_at_the_deadline(monkeypatch):
     # not: benchopt alone would have run on to the next scheduled point
     assert stops[:-1] == [s for s in schedule if s < last]
     assert last not in schedule and schedule[-1] > last
-    # the last point is the iterate the solver stopped at: one chunk per
-    # callback, none after the deadline
-    assert solver.state.iteration == last * solver.eval_freq
+    # the last point is the iterate the solver stopped at: one step of the
+    # grid per callback, none after the deadline
+    grid = run_of(solver.problem, solver.cfg, solver.x0, solver.y0,
+                  solver.z0, solver.seed)
+    for call in range(1, last + 1):
+        grid.run_until(solver.grid_target(call))
+    assert solver.state.iteration == grid.iteration
+    assert solver.state.n_samples == grid.n_samples
     assert curve[-1]["objective_n_samples"] == solver.state.n_samples
     assert np.isfinite(curve[-1]["objective_value"])
 

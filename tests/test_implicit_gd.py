@@ -150,10 +150,14 @@ def api():
     return data, problem_of(data), start_point(data, seed=0)
 
 
-def _solve(api, allowed, **params):
+# One step per callback call: a step counts 2m + n (the first m more).
+STEP_EPOCHS = (2 * M + N) / (N + M)
+
+
+def _solve(api, allowed, eval_epochs=STEP_EPOCHS, **params):
     _, problem, (x0, y0, z0) = api
     solver = solver_class("ImplicitGD").get_instance(**params)
-    solver.set_objective(problem, x0, y0, z0, 0)
+    solver.set_objective(problem, x0, y0, z0, 0, eval_epochs=eval_epochs)
     calls = iter(range(allowed))
     solver.run(lambda: next(calls, None) is not None)
     return solver, solver.get_result()
@@ -193,7 +197,6 @@ _BAD = [
     ("tol", 0, "tol must be in (0, 1), got 0"),
     ("tol", 1.0, "tol must be in (0, 1), got 1.0"),
     ("tol", float("nan"), "tol must be in (0, 1), got nan"),
-    ("eval_freq", 0, "eval_freq must be an integer >= 1, got 0"),
     ("random_state", -1, "random_state must be an integer >= 0 or None, "
      "got -1"),
 ]

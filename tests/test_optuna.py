@@ -14,16 +14,19 @@ from benchmark_utils.algorithms.search import TASK_BOXES
 from benchmark_utils.exact_glm import GLMExact
 from benchmark_utils.exact_value import TASK_PARAMETERS, ExactValue, task_data
 from benchmark_utils.metrics import make_metrics
+from benchmark_utils.sample_grid import EVAL_EPOCHS, grid_target
 from conftest import glm_data, problem_of, start_point
 
 SMALL_PARAMS = dict(n=200, m=300, dim_x=5, dim_y=10)
 
 
-def _curve(objective, n_points=12, **parameters):
+def _curve(objective, n_points=12, trials=4, **parameters):
     """The evaluations of an Optuna run at its first ``n_points`` callback
-    calls, and the solver."""
+    calls, and the solver; the grid is ``trials`` trials of the quadratic
+    task (n + m samples each) per call."""
     solver = solver_class("Optuna").get_instance(**parameters)
-    solver.set_objective(**objective.get_objective())
+    solver.set_objective(**dict(objective.get_objective(),
+                                eval_epochs=float(trials)))
     points = []
 
     def callback():
@@ -41,7 +44,7 @@ def simulated():
 
 
 def test_the_best_value_never_goes_up_on_simulated(simulated):
-    points, solver = _curve(simulated, eval_freq=4)
+    points, solver = _curve(simulated, trials=4)
     values = [p["value"] for p in points]
     assert all(b <= a for a, b in zip(values, values[1:])), values
     assert values[-1] < values[0]  # TPE improved on x0 in 44 trials
@@ -59,7 +62,7 @@ def test_the_best_value_never_goes_up_on_simulated(simulated):
 
 
 def test_a_trial_counts_n_plus_m_on_the_quadratic(simulated):
-    points, _ = _curve(simulated, n_points=6, eval_freq=3)
+    points, _ = _curve(simulated, n_points=6, trials=3)
     n, m = 200, 300
     assert [p["n_samples"] for p in points] == [
         k * 3 * (n + m) for k in range(6)]
@@ -67,7 +70,7 @@ def test_a_trial_counts_n_plus_m_on_the_quadratic(simulated):
 
 def test_a_fixed_seed_gives_the_same_trials(simulated):
     def trials(random_state):
-        points, solver = _curve(simulated, n_points=5, eval_freq=4,
+        points, solver = _curve(simulated, n_points=5, trials=4,
                                 random_state=random_state)
         return ([p["x"] for p in points],
                 [t.params for t in solver.state.study.trials])
@@ -143,9 +146,35 @@ def test_a_box_empty_on_the_task_is_named(simulated):
     with pytest.raises(ValueError, match=r"low must be < high, got low=6.0, "
                        r"high=5.0 \(the quadratic task's box is \[-5, 5\]\)"):
         solver.set_objective(**simulated.get_objective())
-    solver = solver_class("Optuna").get_instance(eval_freq=0)
-    with pytest.raises(ValueError, match="eval_freq must be an integer >= 1"):
-        solver.set_objective(**simulated.get_objective())
+
+
+class DeadlineCallback:
+    """benchopt's callback, faked: its criterion's ``time_is_up`` turns
+    true after ``reads`` reads; it evaluates nothing and stops the run at
+    its first call after the deadline (benchopt's timeout check)."""
+
+    def __init__(self, reads):
+        self.reads, self.calls = reads, 0
+        self.stopping_criterion = self
+
+    def time_is_up(self):
+        self.reads -= 1
+        return self.reads < 0
+
+    def __call__(self):
+        self.calls += 1
+        return self.reads >= 0
+
+
+def test_the_deadline_ends_a_search_within_a_trial(simulated):
+    """A grid step of a million trials: the deadline, checked between
+    trials, ends the run one trial after it passes."""
+    solver = solver_class("Optuna").get_instance()
+    solver.set_objective(**dict(simulated.get_objective(), eval_epochs=1e6))
+    callback = DeadlineCallback(reads=5)
+    solver.run(callback)
+    assert solver.state.iteration <= 5
+    assert callback.calls == 2
 
 
 def test_an_x_of_too_many_coordinates_is_skipped():
@@ -185,8 +214,11 @@ def test_a_benchopt_run(tmp_path):
     assert list(status.values()) == ["done (not enough run)"], status
     values = df["objective_value"].to_numpy()
     assert np.all(np.diff(values) <= 0)
-    samples = df["objective_n_samples"].to_numpy()
-    assert samples[0] == 0 and np.all(samples % (5 * 500) == 0)
+    # each point at the first trial (n + m = 500 samples) that reaches the
+    # default grid's target of its callback call
+    targets = [grid_target(c, EVAL_EPOCHS, 200, 300) for c in df["stop_val"]]
+    assert df["objective_n_samples"].tolist() == [-(-t // 500) * 500
+                                                  for t in targets]
 
 
 def test_every_task_has_its_inversion_and_its_box():

@@ -15,13 +15,15 @@ SMALL = dict(n=200, m=300, dim_x=5, dim_y=10)
 
 
 def _iterates(name, objective_seed, random_state, sampling="uniform"):
-    """x, y, z after 3 chunks of ``name`` from one starting point, the
-    Objective's seed being ``objective_seed``."""
+    """x, y, z after 2 grid steps of 2 epochs of ``name`` (past the full
+    pass of init=full) from one starting point, the Objective's seed being
+    ``objective_seed``."""
     objective = objective_for(SMALL)
     kwargs = objective.get_objective()
     kwargs["seed"] = objective_seed
+    kwargs["eval_epochs"] = 2.0
     solver = solver_class(name).get_instance(
-        batch_size=16, eval_freq=4, random_state=random_state,
+        batch_size=16, random_state=random_state,
         sampling=sampling)
     solver.set_objective(**kwargs)
     calls = iter(range(3))

@@ -21,8 +21,7 @@ def objectives():
 def test_every_solver_runs_two_evaluations(objectives, dataset, solver):
     objective = objectives[dataset]
     assert objective.problem.task == OFFLINE[dataset]
-    s = solver_class(solver).get_instance(batch_size=32, step_size=0.01,
-                                          eval_freq=25)
+    s = solver_class(solver).get_instance(batch_size=32, step_size=0.01)
     skip, reason = s.skip(**objective.get_objective())
     # the one documented skip (docs/solvers.md, Optuna): datacleaning's x,
     # one weight per training sample, is above the search's max_dim

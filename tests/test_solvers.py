@@ -26,7 +26,7 @@ def _run_solver(cls, params, objective, n_callbacks=6):
 def test_named_solver_is_its_pnpbo_setting(name):
     objective = objective_for(SMALL)
     cls = solver_class(name)
-    own = {"batch_size": 16, "eval_freq": 40}
+    own = {"batch_size": 16}
     res = _run_solver(cls, own, objective)
     # the same algorithm, spelled as PnPBO parameters
     cfg = cls.get_instance(**own).config()
@@ -80,17 +80,12 @@ def test_metrics_are_reported_by_the_objective():
     ({"init": "warm"}, "init must be one of ['full', 'minibatch']"),
     ({"sampling": "random"},
      "sampling must be one of ['blocks', 'uniform'], got 'random'"),
-    ({"eval_freq": 0}, "eval_freq must be an integer >= 1"),
     ({"random_state": "abc"},
      "random_state must be an integer >= 0 or None, got 'abc'"),
     # non-numeric values name the parameter (benchopt's command line passes
-    # `R=abc` or `eval_freq=nan` as the strings 'abc' and 'nan')
+    # `R=abc` or `R=nan` as the strings 'abc' and 'nan')
     ({"R": "abc"}, "R must be > 0 (math.inf disables clipping), got 'abc'"),
     ({"R": "nan"}, "R must be > 0 (math.inf disables clipping), got nan"),
-    ({"eval_freq": "nan"}, "eval_freq must be an integer >= 1, got 'nan'"),
-    ({"eval_freq": math.nan}, "eval_freq must be an integer >= 1, got nan"),
-    ({"eval_freq": math.inf}, "eval_freq must be an integer >= 1, got inf"),
-    ({"eval_freq": 2.5}, "eval_freq must be an integer >= 1, got 2.5"),
     ({"batch_size": math.nan}, "batch_size must be an integer >= 1, got nan"),
     ({"batch_size": "abc"}, "batch_size must be an integer >= 1, got 'abc'"),
     ({"batch_size": True}, "batch_size must be an integer >= 1, got True"),
@@ -141,8 +136,7 @@ def test_bad_input_is_refused_with_a_clear_error(params, message):
     ("SRBA", {"period": math.nan}, "period must be an integer >= 1, got "
      "nan"),
     ("MA-SOBA", {"rho": "abc"}, "rho must be in (0, 1], got 'abc'"),
-    ("SFFBA", {"eval_freq": "nan"}, "eval_freq must be an integer >= 1, "
-     "got 'nan'"),
+    ("SFFBA", {"rho_bar": "nan"}, "rho_bar must be in (0, 1], got 'nan'"),
     ("SRMBA", {"R": "abc"}, "R must be > 0 (math.inf disables clipping), "
      "got 'abc'"),
 ])
@@ -157,7 +151,7 @@ def test_named_solvers_name_the_bad_parameter(name, params, message):
 def test_string_inf_and_large_batch_at_the_data_size_are_accepted():
     objective = objective_for(SMALL)
     solver = solver_class("PnPBO").get_instance(R="inf", large_batch=200,
-                                                batch_size=16, eval_freq=8.0)
+                                                batch_size=16)
     solver.set_objective(**objective.get_objective())
     assert solver.cfg.R == math.inf and solver.cfg.large_batch == 200
 

@@ -169,7 +169,9 @@ def test_bad_parameters_are_rejected():
 
 def test_benchopt_run_stops_converged_runs_only(tmp_path):
     n = 20
+    # 64 epochs per call: 128 to 256 iterations
     args = ["-d", SMALL, "-n", str(n), "--timeout", "600",
+            "-o", "Bilevel Optimization[eval_epochs=64]",
             "-s", "SABA", "-s", "SPABA",        # converge in ~20 callbacks
             "-s", "SOBA[step_size=0.01]"]       # still progressing at -n
     df, status = run_benchopt(tmp_path, *args)

@@ -34,7 +34,8 @@ def _template_objective(**params):
 
 
 def _run(solver, objective, n_points=4):
-    solver.set_objective(**objective.get_objective())
+    # 2 epochs per call: past the first iteration's full pass
+    solver.set_objective(**dict(objective.get_objective(), eval_epochs=2.0))
     points = []
 
     def callback():
@@ -65,14 +66,13 @@ def test_the_dataset_meets_the_contract():
 
 def test_the_solver_is_its_setting_of_pnpbo():
     objective = _template_objective(**TINY)
-    template = _template_solver().get_instance(batch_size=8, eval_freq=16)
+    template = _template_solver().get_instance(batch_size=8)
     points, result = _run(template, objective)
     for point in points[1:]:
         assert point["diverged"] == 0 and np.isfinite(point["value"])
     assert points[-1]["n_samples"] > 0
     assert points[-1]["value"] < points[0]["value"]
-    generic = solver_class("PnPBO").get_instance(batch_size=8, eval_freq=16,
-                                                 **SETTING)
+    generic = solver_class("PnPBO").get_instance(batch_size=8, **SETTING)
     _, expected = _run(generic, objective)
     for key in "xyz":
         assert np.array_equal(result[key], expected[key]), key

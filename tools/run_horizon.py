@@ -5,17 +5,19 @@
 
 benchopt evaluates a callback run at callback calls 0, 1, 2, 3, 4, 6, 9, ...
 (``stopping.py``) and ends it at the config's ``max-runs`` points or at its
-``timeout``.  How far a run gets therefore depends on the machine's speed,
-up to a cap that does not: the last point's callback count times the
-solver's ``eval_freq`` (``quick.yml``: 25 points, 12 138 calls x 128 =
-1 553 664 iterations).  A step that stays stable for the 4 s of a run here
+``timeout``; call c is at ``c * eval_epochs`` epochs, the Objective's grid
+of sample evaluations (docs/metrics.md).  How far a run gets therefore
+depends on the machine's speed, up to a cap that does not: the sample
+count of the last point's callback call (``quick.yml``: 25 points, call
+12 138).  A step that stays stable for the 4 s of a run here
 can diverge on a faster machine, which runs further (docs/comparisons.md "Compare
 solvers", "Tuned parameters").
 
 This tool builds each (dataset, solver) of the config as benchopt does
 (benchopt's default ``--seed``, repetition 0, ``tuned`` values resolved by
-the solver), runs it for the cap without the clock, and prints the
-iteration at which it diverged, if it did.  It exits with status 1 when a
+the solver, the config's ``eval_epochs`` if it sets one), runs it for the
+cap without the clock, and prints the iteration at which it diverged, if
+it did.  It exits with status 1 when a
 run diverged.
 """
 import argparse
@@ -30,7 +32,7 @@ from benchopt.utils.parametrized_name_mixin import _extract_options
 from benchopt.utils.run_context import RunContext
 
 ROOT = Path(__file__).resolve().parents[1]
-CHUNK = 1 << 17  # iterations between two divergence checks
+CHUNK = 1 << 17  # iterations between two progress checks
 
 
 def callback_calls(max_runs):
@@ -58,20 +60,32 @@ def _instance(classes, spec):
     return cls.get_instance(**values)
 
 
-def horizon_run(bench, dataset_spec, solver_spec, max_runs):
-    """(iterations run, diverged) of one run over the config's cap."""
+def horizon_run(bench, dataset_spec, solver_spec, max_runs,
+                objective_spec="Bilevel Optimization"):
+    """(iterations run, samples of the cap, diverged) of one run over the
+    config's cap: the sample count of its last point's callback call."""
     dataset = _instance(bench.get_datasets(), dataset_spec)
-    objective = bench.get_benchmark_objective().get_instance()
+    objective = _instance([bench.get_benchmark_objective()], objective_spec)
     RunContext().set_run_context(objective, dataset, "horizon",
                                  repetition=0, base_seed=0)
     objective._set_dataset(dataset)
     solver = _instance(bench.get_solvers(), solver_spec)
     solver.set_objective(**objective.get_objective())
     state = solver.state
-    total = callback_calls(max_runs) * solver.eval_freq
-    while state.iteration < total and not state.diverged:
-        state.run(min(CHUNK, total - state.iteration))
+    total = solver.grid_target(callback_calls(max_runs))
+    while state.n_samples < total and not state.diverged:
+        state.run_until(total, max_iter=CHUNK)
     return state.iteration, total, bool(state.diverged)
+
+
+def config_objective(config):
+    """The config's one objective spec (``Bilevel Optimization`` when it
+    names none)."""
+    specs = config.get("objective") or ["Bilevel Optimization"]
+    specs = [specs] if isinstance(specs, str) else specs
+    if len(specs) != 1:
+        raise SystemExit(f"one objective per config please, got {specs}")
+    return specs[0]
 
 
 def parse_args(argv):
@@ -91,6 +105,7 @@ def main(argv=None):
     args = parse_args(argv)
     config = yaml.safe_load(Path(args.config).read_text())
     max_runs = int(config.get("max-runs", 100))
+    objective = config_objective(config)
     keep_d = [s for s in args.dataset.split(",") if s]
     keep_s = [s for s in args.solver.split(",") if s]
     datasets = [d for d in config["dataset"]
@@ -102,11 +117,10 @@ def main(argv=None):
     for d in datasets:
         for s in solvers:
             t0 = time.perf_counter()
-            k, total, div = horizon_run(bench, d, s, max_runs)
+            k, total, div = horizon_run(bench, d, s, max_runs, objective)
             status = f"DIVERGED at iteration {k}" if div else "finite"
-            print(f"{d:15s} {s:55s} {status} "
-                  f"({total} iterations, {time.perf_counter() - t0:.1f} s)",
-                  flush=True)
+            print(f"{d:15s} {s:55s} {status} ({k} iterations, {total} "
+                  f"samples, {time.perf_counter() - t0:.1f} s)", flush=True)
             diverged += div
     print(f"{diverged} of {len(datasets) * len(solvers)} runs diverged "
           f"within {max_runs} points")

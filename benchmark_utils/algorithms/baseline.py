@@ -4,7 +4,8 @@ from Python like ``PnPBORun``.
 ``BaselineConfig`` validates one baseline's parameters with errors that
 name the parameter and its allowed values; ``BaselineRun`` owns every array
 of the run (the records of ``core.records``, allocated once) and advances
-it with ``run(n_iter)`` on ``core.baseline_loop.run_baseline``.
+it with ``run(n_iter)`` or ``run_until(target, max_iter)`` on
+``core.baseline_loop.run_baseline``.
 
 Steps are ``Steps``' (``gamma = step_size / z_ratio`` is the Neumann/HIA
 scale and the linear-system step: constant, except FSLA's z step, which
@@ -116,6 +117,10 @@ class BaselineConfig(Steps):
         """An integer in [1, min(n, m)], or ``"full"`` for ``FULL_BATCH``."""
         if self.batch_size == FULL and self.algorithm in FULL_BATCH:
             return
+        if self.algorithm in FULL_BATCH and isinstance(self.batch_size, str):
+            raise ValueError(
+                f"batch_size must be an integer >= 1 or 'full' (every "
+                f"sample), got {self.batch_size!r}")
         if self.batch_size == FULL:
             raise ValueError(
                 f"batch_size must be an integer >= 1, got 'full' (full "
@@ -165,10 +170,9 @@ class BaselineRun(RunStatus):
         self.work.lam[0] = config.lmbda0
         self.cfg = config.numeric(problem.spec.cross_in_data)
 
-    def run(self, n_iter):
-        """Advance ``n_iter`` outer iterations (fewer if the run
-        diverges)."""
-        if self.diverged or n_iter <= 0:
-            return
-        run_baseline(self.model, self.levels, self.iterates, self.work,
-                     self.cfg, self.stream, int(n_iter))
+    def _loop(self, n_iter, target):
+        """The compiled loop: up to the first outer iteration whose sample
+        count reaches ``target``, at most ``n_iter`` outer iterations."""
+        self._call(run_baseline, (
+            self.model, self.levels, self.iterates, self.work, self.cfg,
+            self.stream, int(n_iter), int(target)))

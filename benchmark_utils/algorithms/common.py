@@ -79,9 +79,47 @@ def block_orders(rng, n, m):
     return tuple(out)
 
 
+# The largest sample count the counters hold: "no target" of ``run``.
+NO_TARGET = np.iinfo(np.int64).max
+
+
+def steps_until(run, target, max_iter=None, time_is_up=None):
+    """``run_until`` of a Python-side run (``ImplicitRun``, ``SearchRun``):
+    ``run.run(1)`` until its sample count reaches ``target`` (the end of
+    the first iteration that does), the run diverges, ``max_iter``
+    iterations were made (None: no cap) or ``time_is_up()`` (checked
+    before each iteration: ``--timeout`` ends such a run within one
+    iteration of its deadline)."""
+    done = 0
+    while run.n_samples < target and not run.diverged:
+        if max_iter is not None and done >= max_iter:
+            return
+        if time_is_up is not None and time_is_up():
+            return
+        run.run(1)
+        done += 1
+
+
 class RunStatus:
     """Iterates, counters and result of a run held in the records of
-    ``core.records``: shared by ``PnPBORun`` and ``BaselineRun``."""
+    ``core.records``: shared by ``PnPBORun`` and ``BaselineRun``, whose
+    ``_loop(n_iter, target)`` calls their compiled loop through
+    ``_call``."""
+
+    _entry = None  # the compiled entry of this run's argument types
+
+    def _call(self, dispatcher, args):
+        """``dispatcher(*args)`` through the compiled function of the
+        run's argument types, looked up (compiled, or loaded from numba's
+        cache) at the first call: numba's dispatch types every field of
+        every record at each call, about 0.4 ms, ten times the call
+        itself, and a run on the grid of sample evaluations makes one
+        call per callback call.  The records are the run's own for its
+        lifetime, so their types do not change."""
+        if self._entry is None:
+            types = tuple(dispatcher.typeof_pyval(a) for a in args)
+            self._entry = dispatcher.compile(types)
+        self._entry(*args)
 
     def _start(self, problem, config, start, seed, table):
         """Validate, then the records every run starts from: the model, the
@@ -109,6 +147,26 @@ class RunStatus:
                                           batch_rows(config.batch_size),
                                           self.orders)
         self.iterates = records.make_iterates(x0, y0, z0)
+
+    def run(self, n_iter):
+        """Advance ``n_iter`` iterations (fewer if the run diverges)."""
+        if self.diverged or n_iter <= 0:
+            return
+        self._loop(n_iter, NO_TARGET)
+
+    def run_until(self, target, max_iter=None, time_is_up=None):
+        """Advance to the end of the first iteration whose sample count
+        reaches ``target`` (nothing when it already has): one call of the
+        compiled loop, which stops there.  ``max_iter`` caps the
+        iterations (default ``target - n_samples``: every iteration
+        evaluates at least one sample); ``time_is_up`` is accepted for the
+        interface of the Python-side runs and not consulted (one call is
+        milliseconds)."""
+        todo = target - self.n_samples
+        if self.diverged or todo <= 0:
+            return
+        cap = todo if max_iter is None else min(int(max_iter), todo)
+        self._loop(cap, target)
 
     x = property(lambda self: self.iterates.x)
     y = property(lambda self: self.iterates.y)

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .checks import check_exponent, check_positive, is_number
+from .common import steps_until
 
 
 @dataclass
@@ -98,7 +99,8 @@ class QuadraticSolves:
 
 
 class ImplicitRun:
-    """State of one ImplicitGD run, advanced in place by ``run(n_iter)``;
+    """State of one ImplicitGD run, advanced in place by ``run(n_iter)`` or
+    ``run_until(target, max_iter, time_is_up)`` (``common.steps_until``);
     the interface of ``BaselineRun`` (``x, y, z``, ``iteration``,
     ``n_samples``, ``diverged``, ``result()``).  ``seed`` is not used:
     nothing is drawn.  A solve that fails (a non-finite x, a Hessian out
@@ -140,6 +142,11 @@ class ImplicitRun:
             self.iteration += 1
             if not np.all(np.isfinite(self.x)):
                 self.diverged = True
+
+    def run_until(self, target, max_iter=None, time_is_up=None):
+        """Steps until the sample count reaches ``target``
+        (``common.steps_until``)."""
+        steps_until(self, target, max_iter, time_is_up)
 
     def result(self):
         """Copies of the iterates, the sample count and the status."""

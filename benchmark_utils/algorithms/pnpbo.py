@@ -101,7 +101,8 @@ class PnPBORun(RunStatus):
     starting point (not at zero); the generator is seeded from ``seed``.
     The iterates are ``self.iterates`` (x, y, z and the previous ones), the
     estimators' state ``self.work`` (``core.records.Work``: directions,
-    tables), both allocated once.
+    tables), both allocated once.  ``run(n_iter)`` and ``run_until(target,
+    max_iter)`` (``RunStatus``) advance it on the compiled loop.
     """
 
     def __init__(self, problem, config, x0, y0, z0, seed):
@@ -110,9 +111,9 @@ class PnPBORun(RunStatus):
         self.work = records.make_work(problem.dim_x, problem.dim_y, N_RULE)
         self.cfg = records.make_config(config)
 
-    def run(self, n_iter):
-        """Advance ``n_iter`` iterations (fewer if the run diverges)."""
-        if self.diverged or n_iter <= 0:
-            return
-        run_iterations(self.model, self.levels, self.iterates, self.work,
-                       self.cfg, self.stream, int(n_iter))
+    def _loop(self, n_iter, target):
+        """The compiled loop: up to the first iteration whose sample count
+        reaches ``target``, at most ``n_iter`` iterations."""
+        self._call(run_iterations, (
+            self.model, self.levels, self.iterates, self.work, self.cfg,
+            self.stream, int(n_iter), int(target)))

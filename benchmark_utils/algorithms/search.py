@@ -18,6 +18,7 @@ import numpy as np
 
 from ..exact_value import TASK_PARAMETERS, ExactValue
 from .checks import check_integer, is_number
+from .common import steps_until
 
 # The search box of each coordinate of x, by task, when ``low`` / ``high``
 # are None.  logreg, multilogreg: x are log-regularisation weights (e^x,
@@ -85,7 +86,9 @@ def refusal(problem, config):
 
 
 class SearchRun:
-    """One search on a ``Problem``, advanced in place by ``run(n_trials)``.
+    """One search on a ``Problem``, advanced in place by ``run(n_trials)``
+    or ``run_until(target, max_trials, time_is_up)`` (a trial is its
+    iteration, ``common.steps_until``).
 
     Trial 0 is the starting point x0 (clipped to the box); the reported x
     is the best trial's, y its exact y*(x) and z stays z0 (the search
@@ -129,6 +132,11 @@ class SearchRun:
         """Run ``n_trials`` more trials."""
         for _ in range(int(n_trials)):
             self.trial()
+
+    def run_until(self, target, max_trials=None, time_is_up=None):
+        """Trials until the sample count reaches ``target``
+        (``common.steps_until``)."""
+        steps_until(self, target, max_trials, time_is_up)
 
     def trial(self):
         """One trial: ask TPE for an x, evaluate H(x) exactly, tell."""

@@ -59,12 +59,11 @@ SINGLE_LOOP = Kind(
         z_ratio=1.0,         # gamma = beta / z_ratio
         exponent_x=0.0,      # alpha_k = alpha / (k + 1)^exponent_x
         exponent_yz=0.0,     # beta_k, gamma_k likewise
-        eval_freq=128,       # iterations between two callback calls
         sampling="uniform",  # "uniform" subsets or contiguous "blocks"
         random_state=None,   # None: the Objective's seed; an int: its own
     ),
     renames={"exponent_yz": ("exponent_y", "exponent_z")},
-    solver_only=("eval_freq", "random_state"))
+    solver_only=("random_state",))
 
 # The baselines keep benchmark_bilevel's parameter names (``n_shia_steps``,
 # ``eta``, ...); ``eta`` is the STORM weight there (BOME's eta, the
@@ -76,21 +75,21 @@ BASELINE = Kind(
     renames={"n_shia_steps": ("Q",), "n_hia_steps": ("Q",),
              "eta": ("storm_a",), "exponent_eta": ("exponent_a",),
              "exponent_yz": ("exponent_y", "exponent_z")},
-    solver_only=("eval_freq", "period_frac", "random_state"))
+    solver_only=("period_frac", "random_state"))
 
 # Deterministic full-batch solvers: no batch, no sampling; random_state is
 # accepted (every solver has it) and changes nothing.
 EXACT = Kind(
     config=ImplicitConfig, run=ImplicitRun,
     common=dict(step_size=1.0, random_state=None), renames={},
-    solver_only=("eval_freq", "random_state"), compiled=False)
+    solver_only=("random_state",), compiled=False)
 
-# Black-box searches (docs/solvers.md "Optuna"): ``eval_freq`` trials
-# between two callback calls; ``random_state`` seeds the sampler.
+# Black-box searches (docs/solvers.md "Optuna"): ``random_state`` seeds the
+# sampler.
 SEARCH = Kind(
     config=SearchConfig, run=SearchRun,
-    common=dict(eval_freq=5, random_state=None), renames={},
-    solver_only=("eval_freq", "random_state"), compiled=False)
+    common=dict(random_state=None), renames={},
+    solver_only=("random_state",), compiled=False)
 KINDS = (SINGLE_LOOP, BASELINE, EXACT, SEARCH)
 
 
@@ -143,44 +142,42 @@ ALGORITHMS = {
     # The baselines (docs/baselines.md §3).
     "StocBiO": _baseline(
         "stocBiO", **_HESSIAN, exponent_x=0.0, exponent_y=0.0,
-        n_inner_steps=10, n_shia_steps=10, eval_freq=16),
+        n_inner_steps=10, n_shia_steps=10),
     "AmIGO": _baseline(
         "AmIGO", **_HESSIAN, exponent_x=0.0, exponent_y=0.0,
-        n_inner_steps=10, n_z_steps=10, eval_freq=16),
+        n_inner_steps=10, n_z_steps=10),
     "BSA": _baseline(
         "BSA", **_HESSIAN, exponent_x=0.5, exponent_y=0.5,
-        n_inner_steps=10, n_hia_steps=10, eval_freq=16),
+        n_inner_steps=10, n_hia_steps=10),
     "TTSA": _baseline(
-        "TTSA", **_HESSIAN, exponent_x=0.6, exponent_y=0.4, n_hia_steps=10,
-        eval_freq=32),
+        "TTSA", **_HESSIAN, exponent_x=0.6, exponent_y=0.4, n_hia_steps=10),
     "SUSTAIN": _baseline(
         "SUSTAIN", **_HESSIAN, exponent_x=1 / 3, exponent_y=1 / 3,
-        n_hia_steps=10, eta=0.5, exponent_eta=2 / 3, eval_freq=16),
+        n_hia_steps=10, eta=0.5, exponent_eta=2 / 3),
     "MRBO": _baseline(
         "MRBO", **_HESSIAN, exponent_x=1 / 3, exponent_y=1 / 3,
-        n_shia_steps=10, eta=0.5, exponent_eta=2 / 3, eval_freq=16),
+        n_shia_steps=10, eta=0.5, exponent_eta=2 / 3),
     "VRBO": _baseline(
         "VRBO", **_HESSIAN, exponent_x=0.0, exponent_y=0.0,
-        n_inner_steps=10, n_shia_steps=10, period_frac=0.5, eval_freq=2),
+        n_inner_steps=10, n_shia_steps=10, period_frac=0.5),
     "FSLA": _baseline(
         "FSLA", **_HESSIAN, exponent_x=0.5, exponent_yz=0.5, storm_a=None,
-        exponent_a=0.5, eval_freq=32),
+        exponent_a=0.5),
     "F2SA": _baseline(
         "F2SA", step_size=0.01, exponent_x=5 / 7, exponent_y=5 / 7,
         exponent_w=4 / 7, n_inner_steps=10, lmbda0=1.0, delta_lmbda=0.1,
-        exponent_delta=6 / 7, eval_freq=8),
+        exponent_delta=6 / 7),
     "ITD": _baseline(
         "ITD", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10,
-        warm_start=True, eval_freq=16),
+        warm_start=True),
     "BOME": _baseline(
         "BOME", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10, eta=0.5,
-        choice_phi="grad_norm", eval_freq=16),
+        choice_phi="grad_norm"),
     "PZOBO": _baseline(
         "PZOBO", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10, mu=0.1,
-        n_gaussian_vectors=10, eval_freq=2),
+        n_gaussian_vectors=10),
     # benchmark_bilevel's jaxopt_GD (docs/baselines.md §3)
-    "ImplicitGD": Algorithm(EXACT, {}, dict(exponent_x=0.0, tol=1e-10,
-                                            eval_freq=1)),
+    "ImplicitGD": Algorithm(EXACT, {}, dict(exponent_x=0.0, tol=1e-10)),
     # Python-side searches (docs/solvers.md "Optuna").
     "Optuna": Algorithm(SEARCH, {}, dict(low=None, high=None, max_dim=100)),
 }
@@ -214,7 +211,7 @@ def solver_parameters(name):
 
 def fields_of(name, key, value):
     """``{configuration field: value}`` set by parameter ``key`` of solver
-    ``name`` (empty for benchopt plumbing such as ``eval_freq``)."""
+    ``name`` (empty for benchopt plumbing such as ``random_state``)."""
     kind = entry(name).kind
     if key in kind.solver_only:
         return {}

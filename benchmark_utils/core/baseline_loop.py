@@ -1,7 +1,9 @@
 """The baselines' loop: one outer iteration of the run's family per step
 (docs/baselines.md §3), the iteration counter and the divergence check
 (the run stops, with ``counters[STATUS] = DIVERGED``, at the first outer
-iteration whose iterate is not finite).
+iteration whose iterate is not finite) and the stop at the end of the first
+outer iteration whose sample count reaches the caller's target (a point of
+the Objective's grid of sample evaluations, docs/metrics.md).
 
 The family reaches the loop as its marker (``BConfig.family``,
 ``jit.markers``), as the task does (``tasks``): its numba type names the
@@ -21,7 +23,7 @@ from .hessian_free import bome_iteration, pzobo_iteration
 from .inner_loop import inner_iteration
 from .momentum import fsla_iteration, jacobi_iteration
 from .penalty import f2sa_iteration
-from .records import DIVERGED, K_ITER, STATUS
+from .records import DIVERGED, K_ITER, N_SAMPLES, STATUS
 from .restart import vrbo_iteration
 from .steps import not_finite
 from .unrolled import itd_iteration
@@ -57,20 +59,24 @@ def family_marker(code):
     return FAMILY_MARKERS[int(code)]
 
 
-def family_loop(family, model, levels, iterates, work, cfg, stream, n_iter):
-    """Run ``n_iter`` outer iterations of ``family`` (a marker) in place
-    on the records."""
+def family_loop(family, model, levels, iterates, work, cfg, stream, n_iter,
+                target):
+    """Run outer iterations of ``family`` (a marker) in place on the
+    records until the end of the first one whose sample count reaches
+    ``target``, at most ``n_iter`` of them."""
     raise TypeError("family_loop runs in compiled code only")
 
 
 @overload(family_loop, jit_options=NO_REFCOUNT)
-def _family_loop(family, model, levels, iterates, work, cfg, stream, n_iter):
+def _family_loop(family, model, levels, iterates, work, cfg, stream, n_iter,
+                 target):
     # A function of its own, not inlined into run_baseline: numba would
     # type the family's iteration twice (here and again where it is
     # inlined), which was 40 % of a family's compile (docs/architecture.md).
     step = ITERATIONS[code_of(family)]
 
-    def impl(family, model, levels, iterates, work, cfg, stream, n_iter):
+    def impl(family, model, levels, iterates, work, cfg, stream, n_iter,
+             target):
         counters = stream.counters
         for _ in range(n_iter):
             k = counters[K_ITER]
@@ -78,6 +84,8 @@ def _family_loop(family, model, levels, iterates, work, cfg, stream, n_iter):
             counters[K_ITER] = k + 1
             if not _finite(iterates, work):
                 counters[STATUS] = DIVERGED
+                break
+            if counters[N_SAMPLES] >= target:
                 break
     return impl
 
@@ -92,7 +100,9 @@ def _finite(iterates, work):
 
 
 @njit(cache=True)
-def run_baseline(model, levels, iterates, work, cfg, stream, n_iter):
-    """Entry point from Python: ``n_iter`` outer iterations of a baseline
-    in place (see ``single_loop.run_iterations``)."""
-    family_loop(cfg.family, model, levels, iterates, work, cfg, stream, n_iter)
+def run_baseline(model, levels, iterates, work, cfg, stream, n_iter, target):
+    """Entry point from Python: outer iterations of a baseline in place up
+    to the first whose sample count reaches ``target``, at most ``n_iter``
+    (see ``single_loop.run_iterations``)."""
+    family_loop(cfg.family, model, levels, iterates, work, cfg, stream,
+                n_iter, target)

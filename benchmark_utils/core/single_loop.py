@@ -13,7 +13,10 @@ z_k) (docs/algorithms.md §2):
     exact regularisation at u_k; MA on x; the three steps; Clip (steps)
 
 counting the sample evaluations as it goes (counting).  The run stops early,
-with ``counters[STATUS] = DIVERGED``, as soon as an iterate is not finite.
+with ``counters[STATUS] = DIVERGED``, as soon as an iterate is not finite,
+and at the end of the first iteration whose sample count reaches the
+caller's target (a point of the Objective's grid of sample evaluations,
+docs/metrics.md).
 Nothing is allocated inside the loop.  Other families (inner loops,
 momentum, restarts, penalty) are meant to be compositions of the same
 blocks, each block keeping one call site of each kernel.
@@ -27,13 +30,15 @@ from .draw import draw_ahead, draw_large, take
 from .estimators import (IS_FULL, PAGE, batch_weights, has_table,
                          iteration_rules, saga_form, tbar_from_batch)
 from .passes import full_pass, sampled_pass
-from .records import DIVERGED, F, G, K_ITER, STATUS
+from .records import DIVERGED, F, G, K_ITER, N_SAMPLES, STATUS
 from .steps import take_steps
 
 
 @njit(cache=True, **NO_REFCOUNT)
-def single_loop(model, levels, iterates, work, cfg, stream, n_iter):
-    """Run ``n_iter`` iterations in place on the records (``records``)."""
+def single_loop(model, levels, iterates, work, cfg, stream, n_iter, target):
+    """Run iterations in place on the records (``records``) until the end of
+    the first one whose sample count ``counters[N_SAMPLES]`` is at least
+    ``target``, at most ``n_iter`` of them (fewer if the run diverges)."""
     counters = stream.counters
     kinds = cfg.kinds
     b = cfg.batch
@@ -131,11 +136,15 @@ def single_loop(model, levels, iterates, work, cfg, stream, n_iter):
         if not finite:
             counters[STATUS] = DIVERGED
             break
+        if counters[N_SAMPLES] >= target:
+            break
 
 
 @njit(cache=True)
-def run_iterations(model, levels, iterates, work, cfg, stream, n_iter):
-    """Entry point from Python: ``n_iter`` iterations in place on the run's
-    records (the loop itself is compiled without reference counts, which
-    an entry that receives Python's arrays needs)."""
-    single_loop(model, levels, iterates, work, cfg, stream, n_iter)
+def run_iterations(model, levels, iterates, work, cfg, stream, n_iter,
+                   target):
+    """Entry point from Python: iterations in place on the run's records up
+    to the first whose sample count reaches ``target``, at most ``n_iter``
+    (the loop itself is compiled without reference counts, which an entry
+    that receives Python's arrays needs)."""
+    single_loop(model, levels, iterates, work, cfg, stream, n_iter, target)

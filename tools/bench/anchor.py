@@ -24,8 +24,8 @@ a. the reference: ``measure.sh SOLVERS DATASETS`` of the harness folder
    covtype-shape, mnist-datacleaning-shape (seeded synthetic data of the
    real sizes), batch 64 and the solvers' defaults (T = Q = 10), one fresh
    process per cell; its steady-state time per outer iteration
-   (``iter_us`` of ``anchor_driver.py``: the slope between two
-   ``eval_freq`` values, the per-epoch overhead removed).  The
+   (``iter_us`` of ``anchor_driver.py``: the slope between two numbers
+   of iterations per evaluation, the per-epoch overhead removed).  The
    round's JSON lines go to a fresh file (``run_matrix.py`` skips cells
    already in its output file), kept under ``--keep-raw DIR`` if given;
 b. ours, in this process: the same solvers on the bench's shapes

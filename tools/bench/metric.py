@@ -6,11 +6,11 @@ from .settings import SHAPE_STEP_SIZE
 
 
 def metric_figures(data, problem, seed=0, n_warm=3, solver="SABA",
-                   step_size=SHAPE_STEP_SIZE, eval_freq=128):
+                   step_size=SHAPE_STEP_SIZE, iterations=128):
     """``make_metrics(data)``, then one cold evaluation at the Objective's
     starting point (Newton-CG and CG from zeros) and ``n_warm`` warm ones,
-    each after ``eval_freq`` more iterations of ``solver`` (what benchopt's
-    callback sees), each timed on its own.
+    each after ``iterations`` more iterations of ``solver`` (a step of the
+    run between two evaluations), each timed on its own.
 
     Newton steps, Hessian-vector products and the solves' residuals come
     from the exact oracle's ``status``; ``tol_met`` says whether every
@@ -24,13 +24,13 @@ def metric_figures(data, problem, seed=0, n_warm=3, solver="SABA",
     t0 = time.perf_counter()
     metrics = make_metrics(data)
     res = dict(make_metrics_s=time.perf_counter() - t0, solver=solver,
-               step_size=step_size, eval_freq=eval_freq)
+               step_size=step_size, iterations=iterations)
     run = make_run(problem, make_config(solver, 64, step_size=step_size),
                    seed)
     evals = []
     for k in range(n_warm + 1):
         if k:
-            run.run(eval_freq)
+            run.run(iterations)
             x, y, z = run.x, run.y, run.z
         t0 = time.perf_counter()
         values = evaluate(metrics, x, y, z, 0)

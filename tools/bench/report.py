@@ -303,7 +303,7 @@ def print_metric(m, prefix="", target=None):
     rows = [["make_metrics(data)", fmt(m["make_metrics_s"], ".3f"), "-",
              "-", "-", "-"]]
     evals = [("cold: at the starting point", m["cold"], "cold")] + [
-        (f"warm {k + 1}: after {m['eval_freq'] * (k + 1)} iterations",
+        (f"warm {k + 1}: after {m['iterations'] * (k + 1)} iterations",
          e, "warm") for k, e in enumerate(m["warm"])]
     for text, e, label in evals:
         rows.append([text, fmt(e["s"], ".3f"), str(e["newton_steps"]),
