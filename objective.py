@@ -68,8 +68,11 @@ class Objective(BaseObjective):
                     dataset=getattr(self, "tuning_key", None),
                     eval_epochs=self.eval_epochs)
 
-    def evaluate_result(self, x, y, z, n_samples, diverged=False):
-        return evaluate(self.metrics, x, y, z, n_samples, diverged)
+    def evaluate_result(self, x, y, z, n_samples, diverged=False,
+                        z_role="iterate"):
+        # z_role: "sample" when the solver's z does not track z*(x), so the
+        # lost-inner-iterate rule does not apply to it (metrics.lost_inner)
+        return evaluate(self.metrics, x, y, z, n_samples, diverged, z_role)
 
     def get_one_result(self):
         p = self.problem

@@ -13,6 +13,7 @@ from benchopt import BaseSolver
 
 from . import tuned
 from .algorithms import config_of, run_of, run_seed
+from .algorithms.table import entry
 from .engine import compile_for, feature_dtype
 from .sample_grid import EVAL_EPOCHS, check_eval_epochs, grid_target
 
@@ -126,4 +127,6 @@ class BilevelSolver(BaseSolver):
         return grid_target(call, self.eval_epochs, n, m)
 
     def get_result(self):
-        return self.state.result()
+        # z_role: whether the reported z tracks z*(x) (metrics.lost_inner)
+        return self.state.result() | dict(
+            z_role=entry(self.algorithm).z_role)

@@ -8,7 +8,8 @@ number of points) or when its stopping criterion says so.
 
 1. has **converged**: ``grad_norm2 <= tol * grad_norm2`` of the first point
    (default ``tol = 1e-20``: |grad H| divided by 1e10; a gradient exactly 0
-   stops too);
+   stops too), at a point whose x is not saturated (``x_saturated`` = 0,
+   ``metrics.saturation``: there grad H vanishes by round-off);
 2. makes **no progress**: ``value`` (H) has not reached a new lowest value,
    lower by more than ``value_rtol * |H|`` (default 1e-10), for ``patience``
    consecutive evaluations (default 5: with the x1.5 spacing, the last ~85%
@@ -139,7 +140,11 @@ class ConvergenceCriterion(StoppingCriterion):
         progress = 0.0
         g_key = _key(self.grad_key)
         g, g0 = last.get(g_key), first.get(g_key)
-        if _finite(g) and _finite(g0) and self.tol >= 0:
+        # a saturated x (metrics.saturation) has grad H vanish by
+        # round-off: never read as stationary
+        saturated = last.get("objective_x_saturated")
+        if _finite(g) and _finite(g0) and self.tol >= 0 \
+                and not (_finite(saturated) and saturated > 0):
             if g <= self.tol * g0:
                 return self._stop(f"converged: {self.grad_key} = {g:.3e} "
                                   f"<= tol * {g0:.3e}")

@@ -4,6 +4,7 @@ same trials, every trial counts the samples its exact solve evaluates, bad
 parameters are named, and an x of too many coordinates is skipped with the
 reason."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -126,9 +127,12 @@ def test_the_task_boxes_are_log_scale_for_the_weights():
 
 
 @pytest.mark.parametrize("values, message", [
-    (dict(low=math.nan), "low must be a finite number or None (the task's "
-                         "box), got nan"),
-    (dict(high="abc"), "high must be a finite number or None"),
+    (dict(low=math.nan), "low must be None (the task's box) or a number "
+                         "in [-1e+06, 1e+06], got nan"),
+    (dict(high="abc"), "high must be None (the task's box) or a number"),
+    # Optuna's TPE overflows on a box this wide
+    (dict(low=-1e308, high=1e308), "low must be None (the task's box) or a "
+                                   "number in [-1e+06, 1e+06], got -1e+308"),
     (dict(low=2.0, high=1.0), "low must be < high, got low=2.0, high=1.0"),
     (dict(max_dim=0), "max_dim must be an integer >= 1, got 0"),
     (dict(max_dim=2.5), "max_dim must be an integer >= 1, got 2.5"),
@@ -136,8 +140,7 @@ def test_the_task_boxes_are_log_scale_for_the_weights():
     (dict(batch_size=8), "unknown parameter 'batch_size' for Optuna"),
 ])
 def test_a_bad_parameter_is_named(values, message):
-    with pytest.raises(ValueError, match=message.replace("(", r"\(")
-                       .replace(")", r"\)")):
+    with pytest.raises(ValueError, match=re.escape(message)):
         config_of("Optuna", **values)
 
 
@@ -226,3 +229,20 @@ def test_every_task_has_its_inversion_and_its_box():
     in ``search.TASK_BOXES``) for the search to run on it."""
     from benchmark_utils.tasks.registry import TASK_NAMES
     assert set(TASK_PARAMETERS) == set(TASK_NAMES) == set(TASK_BOXES)
+
+
+def test_a_search_whose_trials_all_fail_ends_diverged_with_a_warning(
+        simulated):
+    """Every exact solve fails: after ALL_FAILED trials the run has no
+    point to report, says so and ends flagged (not ``done`` at x0)."""
+    from benchmark_utils.algorithms.search import ALL_FAILED
+    solver = solver_class("Optuna").get_instance()
+    solver.set_objective(**simulated.get_objective())
+    state = solver.state
+    state.exact = lambda x: (math.nan, None, 10)
+    with pytest.warns(RuntimeWarning, match=f"the search's {ALL_FAILED} "
+                      "trial.s. all failed"):
+        state.run(ALL_FAILED + 3)
+    assert state.diverged and state.result()["diverged"]
+    out = simulated.evaluate_result(**solver.get_result())
+    assert out["diverged"] == 1

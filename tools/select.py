@@ -23,9 +23,12 @@ its *runs* are the repetitions (``idx_rep``).  Each run gets a score:
 
 Runs that diverged (``objective_diverged = 1`` at any point, or a
 non-finite score) are excluded; a configuration all of whose runs diverged
-is listed as diverged.  Configurations are ranked by the median of their
-runs' scores (lower is better unless ``--maximize``; ``reach`` is always
-lower-is-better) and printed with the spread over repetitions (min, max).
+is listed as diverged.  Ranked by ``objective_grad_norm2`` (stationarity),
+a run with a saturated x within the budget (``objective_x_saturated`` > 0,
+where grad H vanishes by round-off) is excluded too and counted apart.
+Configurations are ranked by the median of their runs' scores (lower is
+better unless ``--maximize``; ``reach`` is always lower-is-better) and
+printed with the spread over repetitions (min, max).
 Each line also gives, where the results have them, the median test error
 (%) of y*(x) (``test``, the quality of x) and of the solver's own y
 (``own y``, the model a user who takes the solver's output gets), at the
@@ -51,6 +54,10 @@ AXES = {"time": "time", "n_samples": "objective_n_samples",
         "epochs": "objective_epochs"}
 CRITERIA = ("final", "auc", "reach")
 RUN_COLUMNS = ("dataset_name", "solver_name", "idx_rep")
+# Metrics that measure stationarity: a run whose scored point has a
+# saturated x (``objective_x_saturated`` > 0, metrics.saturation), where
+# grad H vanishes by round-off, is not ranked by them.
+STATIONARITY = ("objective_grad_norm2",)
 # (table column, metric column): test errors (%) read beside the score
 ERRORS = (("test", "objective_test_error"),
           ("own", "objective_test_error_iterate"))
@@ -75,6 +82,18 @@ def errors_at(run, axis, budget=None):
              if col in run and len(run) else np.array([]))
         out[key] = 100 * float(v[-1]) if v.size else math.nan
     return out
+
+
+def is_saturated(run, axis, budget=None):
+    """Whether a point of the run within the budget has a saturated x
+    (``objective_x_saturated`` > 0): its ``grad_norm2`` vanishes by
+    round-off there and cannot be read as stationarity."""
+    if "objective_x_saturated" not in run:
+        return False
+    if budget is not None:
+        run = run[run[axis] <= budget]
+    values = pd.to_numeric(run["objective_x_saturated"], errors="coerce")
+    return bool((values > 0).any())
 
 
 def run_score(run, metric, criterion, axis, budget=None, threshold=None,
@@ -122,8 +141,11 @@ def score_table(df, metric, criterion="final", axis="time", budget=None,
     rows = []
     for (data, solver), conf in df.groupby(["dataset_name", "solver_name"],
                                            sort=False):
-        scores, diverged, errors = [], 0, []
+        scores, diverged, saturated, errors = [], 0, 0, []
         for _, run in conf.groupby("idx_rep"):
+            if metric in STATIONARITY and is_saturated(run, col, budget):
+                saturated += 1
+                continue
             flag = run.get("objective_diverged")
             s = run_score(run, metric, criterion, col, budget, threshold,
                           log, maximize)
@@ -139,7 +161,7 @@ def score_table(df, metric, criterion="final", axis="time", budget=None,
             median=float(np.median(scores)) if scores else math.nan,
             min=min(scores) if scores else math.nan,
             max=max(scores) if scores else math.nan,
-            runs=len(scores), diverged=diverged)
+            runs=len(scores), diverged=diverged, saturated=saturated)
         for key, _ in ERRORS:
             values = [e[key] for e in errors if math.isfinite(e[key])]
             row[key] = float(np.median(values)) if values else math.nan
@@ -184,6 +206,15 @@ def _quote(name):
     return "'" + name.replace("'", "''") + "'"
 
 
+def _excluded_text(row):
+    """``diverged (2 runs)``-style text of a row's excluded runs."""
+    parts = [f"{what} ({n} runs)" for what, n in (
+        ("diverged", row.diverged),
+        ("saturated x, not ranked by stationarity",
+         getattr(row, "saturated", 0))) if n]
+    return ", ".join(parts)
+
+
 def _errors_text(row):
     """`` test 22.5 %, own y 29.4 %`` (what the results have)."""
     parts = [f"{name} {getattr(row, key):.1f} %"
@@ -217,10 +248,11 @@ def format_table(table, top=None, metric="", criterion="", references=None):
         shown = rows if top is None else pd.concat(
             [rows[rows["rank"] > 0].head(top), rows[rows["rank"] == 0]])
         for r in shown.itertuples():
+            excluded = _excluded_text(r)
             if r.runs == 0:
-                out.append(f"   -  diverged ({r.diverged} runs)  {r.solver}")
+                out.append(f"   -  {excluded}  {r.solver}")
                 continue
-            div = f", {r.diverged} diverged" if r.diverged else ""
+            div = f", {excluded}" if excluded else ""
             out.append(f"  {r.rank:2d}  {r.median:.6g}  [{r.min:.3g}, "
                        f"{r.max:.3g}]  ({r.runs} runs{div}){_errors_text(r)}"
                        f"  {r.solver}")

@@ -12,6 +12,7 @@ run's seed.  Nothing here is compiled; optuna is imported when a run
 starts, so the other solvers do not need it.
 """
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,10 +31,20 @@ TASK_BOXES = {"quadratic": (-5.0, 5.0), "logreg": (-10.0, 5.0),
               "multilogreg": (-10.0, 5.0), "datacleaning": (-5.0, 5.0)}
 
 
+# A search whose first ALL_FAILED trials all failed ends diverged.
+ALL_FAILED = 10
+
+# The largest |low| and |high|: beyond it every task's map of x saturates
+# (sigma at |x| > 37, e^x at |x| > 745), and Optuna's TPE overflows on a
+# box of width ~1e200.
+BOX_LIMIT = 1e6
+
+
 def _check_bound(name, value):
-    if value is not None and not (is_number(value) and math.isfinite(value)):
-        raise ValueError(f"{name} must be a finite number or None (the "
-                         f"task's box), got {value!r}")
+    if value is not None and not (is_number(value) and math.isfinite(value)
+                                  and abs(value) <= BOX_LIMIT):
+        raise ValueError(f"{name} must be None (the task's box) or a number "
+                         f"in [-{BOX_LIMIT:g}, {BOX_LIMIT:g}], got {value!r}")
 
 
 @dataclass
@@ -126,7 +137,12 @@ class SearchRun:
                                           np.clip(x0, low, high))))
         self._failed = optuna.trial.TrialState.FAIL
 
-    diverged = False  # a failed trial is never reported
+    @property
+    def diverged(self):
+        """Every trial so far failed, and there were at least
+        ``ALL_FAILED`` of them: the search finds no x where H can be
+        evaluated, and has no point to report."""
+        return self.iteration >= ALL_FAILED and not math.isfinite(self.value)
 
     def run(self, n_trials):
         """Run ``n_trials`` more trials."""
@@ -147,6 +163,13 @@ class SearchRun:
         self.n_samples += samples
         if y is None:
             self.study.tell(trial, state=self._failed)
+            if self.diverged and self.iteration == ALL_FAILED:
+                warnings.warn(
+                    f"the search's {self.iteration} trial(s) all failed "
+                    "(the exact solve of y*(x) failed at every proposed "
+                    "x): it has no point to report and ends diverged; "
+                    "narrow the box with low= and high=", RuntimeWarning,
+                    stacklevel=2)
             return
         self.study.tell(trial, value)
         if value < self.value:
@@ -155,4 +178,4 @@ class SearchRun:
     def result(self):
         """Copies of the best trial's x and y*, z0, the sample count."""
         return dict(x=self.x.copy(), y=self.y.copy(), z=self.z.copy(),
-                    n_samples=self.n_samples, diverged=False)
+                    n_samples=self.n_samples, diverged=self.diverged)

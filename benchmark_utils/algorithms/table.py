@@ -99,6 +99,9 @@ class Algorithm:
     fixed: dict
     parameters: dict
     values: dict = field(default_factory=dict)
+    # what the solver reports as z: "iterate" (it tracks z*(x)) or
+    # "sample" (drawn afresh each iteration, or z0): metrics.lost_inner
+    z_role: str = "iterate"
 
 
 def _single_loop(estimators, ma, values=None, **parameters):
@@ -111,8 +114,17 @@ def _single_loop(estimators, ma, values=None, **parameters):
     return Algorithm(SINGLE_LOOP, fixed, parameters, values or {})
 
 
+# The baselines whose reported z is not an iterate tracking z*(x): a
+# Neumann or HIA sample drawn afresh at each iteration, or z0 (BOME, PZOBO
+# estimate no z*; docs/baselines.md §3 "Report").
+Z_SAMPLES = ("stocBiO", "BSA", "TTSA", "SUSTAIN", "MRBO", "VRBO", "BOME",
+             "PZOBO")
+
+
 def _baseline(algorithm, **parameters):
-    return Algorithm(BASELINE, dict(algorithm=algorithm), parameters)
+    z_role = "sample" if algorithm in Z_SAMPLES else "iterate"
+    return Algorithm(BASELINE, dict(algorithm=algorithm), parameters,
+                     z_role=z_role)
 
 
 _HESSIAN = dict(z_ratio=1.0)  # gamma = step_size / z_ratio

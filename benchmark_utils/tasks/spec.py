@@ -37,7 +37,7 @@ Fields:
   float64 resolution of 0 or 1 (sample weights), e^{x_i} under- or
   overflowing (regularisation): there H no longer depends on x_i and the
   computed grad H vanishes by round-off, not at a stationary point
-  (``metrics.saturated``).
+  (``metrics.saturation``: such a point is never read as stationary).
 
 The metric evaluator and the oracle are named, not imported: they pull in
 scipy and the exact-metric kernels, and ``metrics`` itself reads the
