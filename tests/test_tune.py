@@ -645,3 +645,19 @@ def test_a_trial_flagged_diverged_is_excluded(tmp_path, monkeypatch):
     assert (s["trials"], s["complete"], s["diverged"]) == (3, 2, 1)
     assert s["best"]["trial"] in (0, 2)
     assert "step_size=0.5" not in (tmp_path / "best.yml").read_text()
+
+
+def test_a_trial_scores_the_same_whatever_ran_before_it():
+    """The exact solves of a logistic task are warm-started: every trial
+    starts them afresh (not from the starting point's nor another
+    trial's solution), so a resumed trial, the first of its process,
+    scores what it scored after others."""
+    first = run.Runner("breast_cancer")
+    alone = first.run("SOBA", dict(step_size=0.5, outer_ratio=1.0,
+                                   z_ratio=1.0), 2.0, 3)
+    second = run.Runner("breast_cancer")
+    second.run("SOBA", dict(step_size=0.05, outer_ratio=0.1, z_ratio=1.0),
+               2.0, 3)
+    after = second.run("SOBA", dict(step_size=0.5, outer_ratio=1.0,
+                                    z_ratio=1.0), 2.0, 3)
+    assert after == alone

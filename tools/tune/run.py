@@ -139,14 +139,17 @@ class Runner:
         (``n_evals`` points); ``report(step, running criterion, epochs)``
         is called at each point (it may raise to end the run).  Returns
         ``(criterion, points)`` with ``points`` the metric at each point;
-        raises ``Diverged``."""
-        reset = getattr(self.objective.metrics, "reset", None)
-        if callable(reset):
-            reset()  # no warm start from another trial's evaluations
+        raises ``Diverged``.  Every trial's evaluations start from the
+        same state (no warm start from another trial's, nor from the
+        starting point's), so a trial scores the same whatever ran before
+        it in the process (a resumed trial as it first ran)."""
         solver = self.solver(name, values)
         state, log = solver.state, METRICS[metric]
         if self.start_value is None:
             self.start_value = self.evaluate(solver)[0]["value"]
+        reset = getattr(self.objective.metrics, "reset", None)
+        if callable(reset):
+            reset()
         scores, previous = [], self.start_value
         for step in range(1, n_evals + 1):
             target = self.n_samples * epochs * step / n_evals
