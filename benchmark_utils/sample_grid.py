@@ -13,7 +13,7 @@ from .algorithms.checks import is_number
 
 # The default of the Objective's ``eval_epochs`` (docs/metrics.md "Grid of
 # sample evaluations": the measurements behind it).
-EVAL_EPOCHS = 1.0
+EVAL_EPOCHS = 2.0
 
 # The relative slack of a target against float rounding: 63 * (10/63) in
 # float64 is 10 up to one unit in the last place, and the grid point is

@@ -8,10 +8,10 @@ benchopt evaluates a callback run at callback calls 0, 1, 2, 3, 4, 6, 9, ...
 ``timeout``; call c is at ``c * eval_epochs`` epochs, the Objective's grid
 of sample evaluations (docs/metrics.md).  How far a run gets therefore
 depends on the machine's speed, up to a cap that does not: the sample
-count of the last point's callback call (``quick.yml``: 25 points, call
-12 138).  A step that stays stable for the 4 s of a run here
-can diverge on a faster machine, which runs further (docs/comparisons.md "Compare
-solvers", "Tuned parameters").
+count of the last point's callback call (``max-runs: N`` gives N + 1
+points; ``quick.yml``: 26 points, call 18 207).  A step that stays stable
+for the 4 s of a run here can diverge on a faster machine, which runs
+further (docs/comparisons.md "Compare solvers", "Tuned parameters").
 
 This tool builds each (dataset, solver) of the config as benchopt does
 (benchopt's default ``--seed``, repetition 0, ``tuned`` values resolved by
@@ -63,7 +63,8 @@ def _instance(classes, spec):
 def horizon_run(bench, dataset_spec, solver_spec, max_runs,
                 objective_spec="Bilevel Optimization"):
     """(iterations run, samples of the cap, diverged) of one run over the
-    config's cap: the sample count of its last point's callback call."""
+    config's cap: the sample count of the callback call of its last point,
+    the (``max_runs`` + 1)-th."""
     dataset = _instance(bench.get_datasets(), dataset_spec)
     objective = _instance([bench.get_benchmark_objective()], objective_spec)
     RunContext().set_run_context(objective, dataset, "horizon",
@@ -72,7 +73,7 @@ def horizon_run(bench, dataset_spec, solver_spec, max_runs,
     solver = _instance(bench.get_solvers(), solver_spec)
     solver.set_objective(**objective.get_objective())
     state = solver.state
-    total = solver.grid_target(callback_calls(max_runs))
+    total = solver.grid_target(callback_calls(max_runs + 1))
     while state.n_samples < total and not state.diverged:
         state.run_until(total, max_iter=CHUNK)
     return state.iteration, total, bool(state.diverged)
