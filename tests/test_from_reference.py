@@ -60,10 +60,12 @@ def test_a_config_converts():
     assert srba["sampling"] == "blocks"
     amigo = lines["AmIGO"]
     assert amigo["n_inner_steps"] == amigo["n_z_steps"] == "5"
-    # PZOBO runs on full batches there
-    assert lines["PZOBO"] == {"eval_freq": "1", "mu": "0.1",
-                              "n_gaussian_vectors": "1",
+    # PZOBO runs on full batches there; eval_freq is the Objective's
+    # eval_epochs here, not a solver's parameter
+    assert lines["PZOBO"] == {"mu": "0.1", "n_gaussian_vectors": "1",
                               "batch_size": "full", "sampling": "blocks"}
+    assert any(w.startswith("PZOBO: parameter eval_freq=1 dropped")
+               for w in _warnings(messages))
     warnings = _warnings(messages)
     # what is not carried over is named, with the reason
     assert any("covtype: random_state=2442 dropped" in w for w in warnings)

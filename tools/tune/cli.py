@@ -235,7 +235,7 @@ def main(argv=None):
         clock = Clock(settings)
     except ValueError as err:
         p.error(str(err))
-    except (StorageProblem,) + STORAGE_ERRORS as err:
+    except StorageProblem as err:
         storage_error(p, args.storage, err)
     print("\n".join(lines), flush=True)
     try:

@@ -10,9 +10,9 @@ and this benchmark's own sweeps (outer_ratio down to 1e-5,
 ``configs/tune_*.yml``).  A parameter matters, and is searched, when the
 solver has it and it changes the run: the clipping radius ``R`` only where
 the solver clips (a finite default; SOBA, MA-SOBA and SABA do not), never
-benchopt's ``eval_freq``, the batch, the sampling, the decay exponents or
-the starts (``init``), which define the algorithm and stay at the solver's
-defaults unless fixed.
+the batch, the sampling, the decay exponents or the starts (``init``),
+which define the algorithm and stay at the solver's defaults unless
+fixed.
 """
 import math
 from dataclasses import dataclass
