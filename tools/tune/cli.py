@@ -13,6 +13,7 @@ import os
 import socket
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import optuna
@@ -164,7 +165,8 @@ class Clock:
     def __init__(self, settings):
         self.t0 = time.perf_counter()
         self.key = (f"{socket.gethostname()} {os.getpid()} "
-                    f"{time.strftime('%Y-%m-%dT%H:%M:%S')}")
+                    f"{time.strftime('%Y-%m-%dT%H:%M:%S')} "
+                    f"{uuid.uuid4().hex[:8]}")
         self.study = load_study(open_storage(settings.storage), settings,
                                 settings.solvers[0])
 
