@@ -47,12 +47,12 @@ def _samples_at_every_call(solver, objective, calls, eval_epochs):
 def _one_at_a_time(solver, targets):
     """The same run advanced by single iterations from Python: for each
     target, (sample count at the first iteration end that reaches it, that
-    iteration's own count)."""
+    iteration's own count, which an earlier target may have run)."""
     run = run_of(solver.problem, solver.cfg, solver.x0, solver.y0,
                  solver.z0, solver.seed)
     out = []
+    last = 0
     for target in targets:
-        last = 0
         while run.n_samples < target:
             before = run.n_samples
             run.run(1)
@@ -74,9 +74,9 @@ def objectives():
 def test_every_call_is_within_one_iteration_of_its_grid_point(
         objectives, data, spec, eval_epochs):
     """At every callback call c: c u (n + m) <= n_samples < c u (n + m) +
-    the cost of the iteration that crossed it (zero when no iteration was
-    needed: the point is the previous one again), as a run advanced one
-    iteration at a time finds."""
+    the cost of the iteration that crossed it (an earlier call's when no
+    iteration was needed: the point is the previous one again), as a run
+    advanced one iteration at a time finds."""
     objective = objectives[data]
     solver = _solver(spec)
     calls = 40
