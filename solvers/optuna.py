@@ -12,8 +12,8 @@ class Solver(BilevelSolver):
     (Bergstra, Bardenet, Bengio, Kegl, "Algorithms for hyper-parameter
     optimization", NeurIPS 2011; Akiba, Sano, Yanase, Ohta, Koyama,
     "Optuna: a next-generation hyperparameter optimization framework", KDD
-    2019).  The curve is the best trial so far; ``eval_freq`` trials run
-    between two callback calls.
+    2019).  The curve is the best trial so far; trials run one at a time up to
+    each point of the Objective's grid of sample evaluations.
 
     ``low``, ``high``: the box of every coordinate of x (None: the task's,
     log-scale for the regularisation weights); ``max_dim``: x of a larger
