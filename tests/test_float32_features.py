@@ -258,6 +258,10 @@ def test_objective_scores_float32_features_as_their_float64_values(
         b = o64.evaluate_result(x, y, z, 0)
         assert set(a) == set(b)
         for key in a:
+            if key.startswith("ref_") and np.isnan(a[key]):
+                # a reference the fixture cannot define (no clean labels)
+                assert np.isnan(b[key]), key
+                continue
             assert np.isfinite(a[key]), key
             assert a[key] == b[key], (key, a[key], b[key])
         assert a["diverged"] == 0
