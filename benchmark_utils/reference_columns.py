@@ -10,7 +10,7 @@ PREFIX = "objective_ref_"
 
 # reference name -> what it is, in the order the tables list them
 NAMES = {
-    "x0": "x0 (start)",
+    "x0": "centre of the x0 draw",
     "x_star": "x* (minimiser of H)",
     "best_scalar": "best single regularisation",
     "weights_one": "all weights 1",

@@ -139,12 +139,12 @@ def test_own_iterate_panel_and_reference_lines():
         "test error", "test error of the solver's own y"]
     for ax in axes[:2]:
         lines = {ln.get_label(): ln for ln in ax.get_lines()}
-        x0 = lines["reference: x0 (start)"]
+        x0 = lines["reference: centre of the x0 draw"]
         assert list(x0.get_ydata()) == [0.45, 0.45]
         assert lines["reference: validation-only model"].get_ydata()[0] \
             == 0.125
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert labels.count("reference: x0 (start)") == 1
+    assert labels.count("reference: centre of the x0 draw") == 1
     # no reference of the gradient: none on its panels
     assert not [ln for ln in axes[2].get_lines()
                 if ln.get_label().startswith("reference")]

@@ -176,7 +176,7 @@ def test_own_iterate_view_draws_curves_and_reference_lines(run):
     assert re.search(r'class="ytitle"[^>]*>test error of the solver.s own y',
                      dom)
     legend = re.findall(r'<div class="curve"[^>]*>([^<]+)<', dom)
-    assert {"SOBA", "SABA", "reference: x0 (start)",
+    assert {"SOBA", "SABA", "reference: centre of the x0 draw",
             "reference: best single regularisation"} <= set(legend)
     assert len(re.findall(r'class="[^"]*\bjs-line\b', dom)) >= 4
     assert shoot(out, tmp, "own_y_view") > 200

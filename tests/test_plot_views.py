@@ -228,7 +228,8 @@ def test_benchopt_plot_no_html_on_a_run_with_a_diverged_solver(tmp_path):
             assert curves == []  # Simulated has no test error
         elif column == "objective_value":  # and the lines of x0 and x*
             assert len(curves) == 5 and labels[3:] == [
-                "reference: x0 (start)", "reference: x* (minimiser of H)"]
+                "reference: centre of the x0 draw",
+                "reference: x* (minimiser of H)"]
             assert curves[4]["y"][0] == df["objective_ref_x_star_value"][0]
         else:
             assert len(curves) == 3, name
@@ -249,9 +250,9 @@ def test_own_iterate_view_and_reference_lines():
     solvers = [t for t in traces if not t["label"].startswith("reference")]
     refs = {t["label"]: t for t in traces if t not in solvers}
     assert {t["y"][0] for t in solvers} == {0.45}
-    assert sorted(refs) == ["reference: oracle weights (clean labels)",
-                            "reference: x0 (start)"]
-    line = refs["reference: x0 (start)"]
+    assert sorted(refs) == ["reference: centre of the x0 draw",
+                            "reference: oracle weights (clean labels)"]
+    line = refs["reference: centre of the x0 draw"]
     xs = [x for t in solvers for x in t["x"]]
     assert line["x"] == [min(xs), max(xs)] and line["y"] == [0.25, 0.25]
     assert pv.metadata(df, pv.safe_name(DIG), OBJ,

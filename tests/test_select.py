@@ -147,5 +147,5 @@ def test_report_gives_both_test_errors_and_the_references(
     out = capsys.readouterr().out
     # at the last evaluation within the budget: time 1
     assert "(1 runs)  test 25.0 %, own y 50.0 %  SABA[step_size=0.1]" in out
-    assert "ref  H 3, test 30.0 %  x0 (start)" in out
+    assert "ref  H 3, test 30.0 %  centre of the x0 draw" in out
     assert "ref  H 0.5, test 12.5 %  oracle weights (clean labels)" in out

@@ -124,7 +124,7 @@ def test_markdown_names_rows_labels_and_reference_rows(tmp_path, capsys):
     assert "| SPABA (clipping off) | 0.800 | 20.0 | 30.0 | 2 |" in out
     assert "| SOBA | 3.000 | 15.0 | 45.0 | 2 | 1.500 |" in out
     assert "1 of 2, at 2 epochs (1 by 2 epochs)" in out
-    assert "| reference: x0 (start) | 4.500 | 25.0 |" in out
+    assert "| reference: centre of the x0 draw | 4.500 | 25.0 |" in out
     assert "| reference: oracle weights (clean labels) | 0.500 | 12.5 |" \
         in out
     with pytest.raises(SystemExit):
