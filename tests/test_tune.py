@@ -16,7 +16,7 @@ import yaml
 from benchopt.utils.parametrized_name_mixin import _extract_options
 from optuna.trial import TrialState
 
-from bench_helpers import (ROOT, SMALL, benchmark, objective_for,
+from bench_helpers import (ROOT, SMALL, objective_for,
                            solver_class)
 from tools import paper_grid
 from tools.tune import cli, report, run, space, study as tstudy, workers
@@ -408,9 +408,6 @@ def test_values_are_rounded_to_what_the_config_repeats():
 
 @pytest.mark.slow
 def test_written_config_runs_in_benchopt(tmp_path):
-    if "eval_epochs" not in benchmark().get_benchmark_objective().parameters:
-        pytest.skip("the written config sets the Objective's eval_epochs, "
-                    "a parameter this Objective does not have")
     storage, config = tmp_path / "t.db", tmp_path / "best.yml"
     cli.main(_argv(storage, 3, "--write", str(config)))
     out = tmp_path / "res.parquet"
