@@ -19,30 +19,22 @@ from pathlib import Path
 
 import numpy as np
 from benchopt.benchmark import Benchmark
-from benchopt.utils.parametrized_name_mixin import _extract_options
 from benchopt.utils.run_context import RunContext
 
 from benchmark_utils.reference_columns import NAMES
+from tools.tune.run import _instance
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def instance(classes, spec):
-    """The benchopt instance of ``spec`` ('NAME[key=value,...]')."""
-    name, _, params = _extract_options(spec)
-    cls = next((c for c in classes if c.name == name), None)
-    if cls is None:
-        raise SystemExit(f"--dataset: no dataset named {name!r}; known: "
-                         f"{sorted(c.name for c in classes)}")
-    values = {}
-    for key, value in params.items():
-        if isinstance(value, list):
-            if len(value) != 1:
-                raise SystemExit(f"--dataset {spec}: one value per "
-                                 f"parameter ({key} = {value})")
-            value = value[0]
-        values[key] = value
-    return cls.get_instance(**values)
+    """The benchopt instance of ``spec`` ('NAME[key=value,...]'), as
+    ``tools.tune`` builds it; a bad spec ends the command with its
+    message."""
+    try:
+        return _instance(classes, spec, "--dataset")
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
 
 
 def split_references(dataset_spec, seed, repetition):
