@@ -152,3 +152,21 @@ def test_simulated_empty_and_foreign_results_say_what_is_missing(
     with pytest.raises(SystemExit, match="other.parquet: missing the "
                        "column.*dataset_name.*objective_epochs"):
         study_table.main([str(other), "--budget", "1"])
+
+
+def test_the_study_pages_tables_are_what_the_command_prints(capsys):
+    """docs/fashion_study.md's comparison tables are
+    ``python -m tools.study_table docs/study/study_fashion.parquet
+    --budget 10``, row for row (its ablation table uses --label too)."""
+    from pathlib import Path
+    study_table.main(["docs/study/study_fashion.parquet", "--budget", "10"])
+    printed = set(capsys.readouterr().out.splitlines())
+    page = Path("docs/fashion_study.md").read_text().splitlines()
+    start = page.index(next(line for line in page
+                            if line.startswith("**p̃ = 0.5**")))
+    end = page.index(next(line for line in page[start:]
+                          if line.startswith("**Ablations**")))
+    rows = [line for line in page[start:end] if line.startswith("| ")
+            and not line.startswith(("| solver", "| reference"))]
+    assert len(rows) == 3 * 14
+    assert [r for r in rows if r not in printed] == []
