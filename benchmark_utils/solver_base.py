@@ -11,7 +11,7 @@ lives here, once.
 """
 from benchopt import BaseSolver
 
-from . import tuned
+from . import progress, tuned
 from .algorithms import config_of, run_of, run_seed
 from .algorithms.table import entry
 from .engine import compile_for, feature_dtype
@@ -119,6 +119,7 @@ class BilevelSolver(BaseSolver):
                 # next scheduled evaluation (x1.5 the calls done so far).
                 late = True
                 _evaluate_at_next_call(callback)
+        progress.run_ended()  # one line per run of `benchopt run`
 
     def grid_target(self, call):
         """The sample count of callback call ``call`` on the Objective's
