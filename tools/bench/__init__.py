@@ -8,6 +8,8 @@ Run from the repository root::
         [--metric-only] [--quick] [--skip-compile] [--skip-memory]
         [--steady-only] [--json PATH]
     python -m tools.bench.anchor [--solvers StocBiO,AmIGO,MRBO] [--rounds 2]
+    python -m tools.bench.ab --old <commit> [--new <commit>|WORKTREE]
+        [--shape covtype,mnist] [--solvers SOBA,SPABA,StocBiO,MRBO]
 
 On the ``Simulated`` quadratic problem (d_x = d_y = ``--dim``, n = m =
 ``--n``) it measures, for each preset of ``algorithms.PRESETS``:
@@ -63,7 +65,10 @@ Modules, by job: ``settings`` (constants, targets.json), ``shapes``
 runs), ``timing`` (steady state, full pass, numpy stream), ``probes``
 (compile and memory subprocesses), ``metric`` (metric evaluation figures),
 ``report`` (machine info, tables, target checks), ``cli`` (options, main),
-``anchor`` (the comparison with the reference benchmark).
+``anchor`` (the comparison with the reference benchmark), ``ab`` (an A/B of
+two builds: rounds, tables), ``ab_stats`` (its statistics and verdicts),
+``ab_builds`` (its git worktrees and numba caches), ``ab_worker`` (one
+build's timing process).
 Subprocesses import ``tools.bench.probes``, so every module's top level only
 imports the standard library and numpy; the core is imported inside the
 functions that need it.
