@@ -3,7 +3,8 @@ solver), kept in a database so that an interrupted tuning resumes.
 
     python -m tools.tune --dataset "mnist[variant=fashion]" \
         --solvers SPABA,SOBA --trials 30 --epochs 1 \
-        --storage outputs/tune_fashion.db [--jobs 2] [--seed 0] \
+        --storage outputs/tune_fashion.db [--jobs 2 | --dask-workers 2 | \
+        --dask-address tcp://HOST:8786] [--seed 0] \
         [--evals 10] [--metric value] [--pruner hyperband] \
         [--range step_size=1e-3:10] [--fix R=tuned] [--fail-running] \
         [--write configs/tuned_fashion.yml] [--record PATH]
@@ -21,8 +22,13 @@ is printed and recorded (docs/comparisons.md, "Tune every solver with the
 same budget").  A trial stopped by Ctrl-C is resumed in place by the
 next invocation.
 
+After each trial the progress over all solvers is printed: trials done
+of the total, the time elapsed and an estimate of the time left.
+
 Modules: ``space`` (the ranges), ``run`` (one trial), ``study`` (storage,
 settings, budget, sampler, pruner), ``workers`` (the trial loop, parallel
-processes), ``report`` (record, config, entry), ``cli`` (the command).
+processes), ``cluster`` (the studies as tasks of a dask cluster),
+``progress`` (the progress line), ``report`` (record, config, entry),
+``cli`` (the command).
 """
 from .cli import main  # noqa: F401

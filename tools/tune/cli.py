@@ -5,8 +5,11 @@ Refused before anything runs or is written, with the option named (exit
 code 2): bad values, ``--fix`` values the solvers' own configuration
 check refuses, another ``--seed`` than the stored studies', an output
 (``--write``, ``--record``) that is the storage's file or another
-output's (paths resolved, symbolic links followed), and a storage that
-cannot be used.  Outputs are written atomically (``report.write_atomic``).
+output's (paths resolved, symbolic links followed), a storage that
+cannot be used (an in-memory one included), more than one of ``--jobs``,
+``--dask-address`` and ``--dask-workers``, and a dask cluster that cannot
+be reached or whose workers do not share the storage (``cluster``).
+Outputs are written atomically (``report.write_atomic``).
 """
 import argparse
 import os
@@ -23,9 +26,11 @@ from .report import config_text, record, record_path, summary, \
 from .run import METRICS, Runner, check_metric
 from .space import (SOLVERS, check_fixed, check_solvers, parse_fixed,
                     parse_range)
+from .cluster import ClusterProblem, run_on_cluster
+from .progress import TrialProgress
 from .study import (PRUNERS, STORAGE_ERRORS, Settings, StorageProblem,
-                    elapsed, load_study, open_storage, prepare,
-                    problem_text, save_clock)
+                    check_not_in_memory, elapsed, load_study, open_storage, prepare,
+                    problem_text, save_clock, storage_file)
 from .workers import Slots, resume_all, run_parallel, work
 
 
@@ -72,6 +77,15 @@ def parser():
                         "or a database URL")
     p.add_argument("--jobs", type=_positive_int("--jobs"), default=1,
                    help="parallel worker processes on this machine")
+    p.add_argument("--dask-address", metavar="tcp://HOST:8786",
+                   help="run the studies on the dask cluster of this "
+                        "scheduler, one task per solver (the storage must "
+                        "be one every worker reaches: a .log journal file "
+                        "on a shared file system or a database URL)")
+    p.add_argument("--dask-workers", metavar="N",
+                   type=_positive_int("--dask-workers"),
+                   help="run the studies on a dask cluster of N "
+                        "single-threaded processes of this machine")
     p.add_argument("--seed", type=int, default=0, help="the sampler's seed")
     p.add_argument("--evals", type=_positive_int("--evals"), default=10,
                    help="evaluation points over the epochs (the pruner's "
@@ -95,8 +109,21 @@ def parser():
     return p
 
 
+def check_parallel(args):
+    """A ValueError when more than one of ``--jobs``, ``--dask-address``
+    and ``--dask-workers`` chooses where the trials run."""
+    given = [name for name, on in (
+        ("--jobs", args.jobs > 1), ("--dask-address", args.dask_address),
+        ("--dask-workers", args.dask_workers)) if on]
+    if len(given) > 1:
+        raise ValueError(f"{' and '.join(given)}: give one of them (where "
+                         "the trials run)")
+
+
 def settings_of(args):
     """The ``Settings`` of parsed arguments; ValueError on bad values."""
+    check_parallel(args)
+    check_not_in_memory(args.storage)
     solvers = check_solvers([s.strip() for s in args.solvers.split(",")
                              if s.strip()])
     ranges = dict(parse_range(r) for r in args.range)
@@ -110,16 +137,6 @@ def settings_of(args):
                     storage=args.storage, evals=args.evals,
                     metric=check_metric(args.metric), pruner=args.pruner,
                     seed=args.seed, ranges=ranges, fixed=fixed)
-
-
-def storage_file(storage):
-    """The file of ``--storage`` (a path, or an ``sqlite:///`` URL's),
-    None for a database server."""
-    if storage.startswith("sqlite:///"):
-        path = storage[len("sqlite:///"):].split("?")[0]
-        return Path(path[len("file:"):] if path.startswith("file:")
-                    else path)
-    return None if "://" in storage else Path(storage)
 
 
 def _same_file(a, b):
@@ -163,7 +180,7 @@ class Clock:
     solver's study) so that an interrupted invocation counts too."""
 
     def __init__(self, settings):
-        self.t0 = time.perf_counter()
+        self.t0, self.started = time.perf_counter(), time.time()
         self.key = (f"{socket.gethostname()} {os.getpid()} "
                     f"{time.strftime('%Y-%m-%dT%H:%M:%S')} "
                     f"{uuid.uuid4().hex[:8]}")
@@ -182,15 +199,24 @@ def check_fixed_values(runner, settings):
         runner.check_fixed(solver, settings.fixed_of(solver))
 
 
-def run_trials(settings, todo, jobs, runner, clock):
-    """Run the remaining trials (``todo`` per solver) on ``jobs``
-    processes; the clock is saved on the way out, Ctrl-C included."""
+def run_trials(settings, todo, args, runner, clock):
+    """Run the remaining trials (``todo`` per solver) on ``--jobs``
+    processes or a dask cluster (``--dask-address``, ``--dask-workers``),
+    printing the progress after each; the clock is saved on the way out,
+    Ctrl-C included."""
     try:
-        if jobs == 1:
-            work(settings, Slots(todo), runner=runner, clock=clock)
+        if args.dask_address or args.dask_workers:
+            run_on_cluster(settings, todo, clock, args.dask_address,
+                           args.dask_workers, start=clock.started)
+        elif args.jobs == 1:
+            work(settings, Slots(todo), runner=runner, clock=clock,
+                 progress=TrialProgress(settings, start=clock.started))
         else:
-            left = resume_all(settings, todo, runner, clock)
-            run_parallel(settings, left, jobs, clock)
+            progress = TrialProgress(settings, parallel=args.jobs,
+                                     start=clock.started)
+            left = resume_all(settings, todo, runner, clock, progress)
+            run_parallel(settings, left, args.jobs, clock,
+                         progress=progress)
     finally:
         try:
             clock()
@@ -242,11 +268,14 @@ def main(argv=None):
     print("\n".join(lines), flush=True)
     try:
         if sum(todo.values()):
-            run_trials(settings, todo, args.jobs, runner, clock)
+            run_trials(settings, todo, args, runner, clock)
         else:
             clock()
     except (StorageProblem, optuna.exceptions.StorageInternalError) as err:
         storage_error(p, args.storage, err)
+    except ClusterProblem as err:
+        print(f"{p.prog}: error: {err}", file=sys.stderr)
+        raise SystemExit(2)
     try:
         write_outputs(args, settings, runner, rec_path)
     except (StorageProblem, optuna.exceptions.StorageInternalError) as err:

@@ -117,6 +117,37 @@ class Settings:
                     fixed=self.fixed_of(solver))
 
 
+def storage_file(storage):
+    """The file of ``--storage`` (a path, or an ``sqlite:///`` URL's),
+    None for a database server."""
+    if storage.startswith("sqlite:///"):
+        path = storage[len("sqlite:///"):].split("?")[0]
+        return Path(path[len("file:"):] if path.startswith("file:")
+                    else path)
+    return None if "://" in storage else Path(storage)
+
+
+def in_memory(storage):
+    """Whether ``--storage`` names an in-memory SQLite database."""
+    low = storage.lower()
+    return low in ("sqlite://", "sqlite:///") or ":memory:" in low or \
+        "mode=memory" in low
+
+
+def absolute_storage(storage):
+    """``--storage`` with its file's path made absolute (as processes
+    started elsewhere, a cluster's workers, must read it)."""
+    path = storage_file(storage)
+    if path is None or path.is_absolute():
+        return storage
+    if storage.startswith("sqlite:///"):
+        rest = storage[len("sqlite:///"):]
+        if rest.startswith("file:"):
+            return f"sqlite:///file:{Path.cwd() / rest[len('file:'):]}"
+        return f"sqlite:///{Path.cwd() / rest}"
+    return str(path.resolve())
+
+
 def open_storage(storage, heartbeat=HEARTBEAT, grace=GRACE):
     """The Optuna storage of ``--storage`` (see the module docstring);
     ``StorageProblem`` when it cannot be used."""
@@ -126,7 +157,19 @@ def open_storage(storage, heartbeat=HEARTBEAT, grace=GRACE):
         raise StorageProblem(problem_text(storage, err)) from err
 
 
+def check_not_in_memory(storage):
+    """A ValueError naming ``--storage`` when it is in memory."""
+    if in_memory(storage):
+        raise ValueError(
+            f"--storage {storage}: an in-memory database, private to one "
+            "process and lost with it: the tuning could not be resumed, "
+            "nor shared by --jobs workers or a dask cluster's; give "
+            "outputs/<name>.db, a journal file <name>.log or a database "
+            "URL")
+
+
 def _open_storage(storage, heartbeat, grace):
+    check_not_in_memory(storage)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         if "://" in storage:

@@ -1,7 +1,8 @@
 """The workers: each runs trials of every solver's study until the budget
 is reached, taking a slot per trial (shared by the processes of one
 machine), checking the budget against the storage before each trial
-(for the processes of other machines), and printing one line per trial.
+(for the processes of other machines), and printing one line per trial
+and the tuning's progress (``progress``).
 
 A trial runs as Optuna's ``optimize`` runs it (ask, heartbeat, tell),
 except that Ctrl-C leaves it running, marked ``interrupted``: the next
@@ -194,15 +195,19 @@ def _ask(study):
 
 class Slots:
     """Trials left to run per solver, shared by the workers of one
-    machine (``shared``: multiprocessing values) or local."""
+    machine (``shared``: multiprocessing values) or local; none is left
+    once ``stop()`` is true (a cluster's tasks, stopped by Ctrl-C)."""
 
-    def __init__(self, todo, context=None):
+    def __init__(self, todo, context=None, stop=None):
         self.shared = context is not None
         self.left = ({k: context.Value("i", v) for k, v in todo.items()}
                      if self.shared else dict(todo))
+        self.stop = stop
 
     def take(self, solver):
         """Whether a trial of ``solver`` is left (and take it)."""
+        if self.stop is not None and self.stop():
+            return False
         if not self.shared:
             if self.left[solver] <= 0:
                 return False
@@ -216,35 +221,45 @@ class Slots:
             return True
 
 
-def _log_trial(solver, clock=None):
-    """Callback printing one line per finished trial (then calling
-    ``clock()``)."""
+def trial_line(solver, trial):
+    """The line of a finished trial: its number, outcome, time and
+    parameters."""
+    attrs = trial.user_attrs
+    if trial.state == TrialState.COMPLETE:
+        what = f"criterion {trial.value:.6g}"
+    elif "excluded" in attrs:
+        what = f"excluded: {attrs['excluded']}"
+    elif trial.state == TrialState.PRUNED:
+        at = attrs.get("pruned_at_epochs", math.nan)
+        what = f"pruned at {at:.3g} epochs"
+    else:
+        what = trial.state.name.lower()
+    params = ",".join(f"{k}={v}" for k, v in
+                      attrs.get("parameters", {}).items())
+    return (f"  {solver:8s} trial {trial.number:3d}  {what}  "
+            f"({attrs.get('seconds', math.nan):.2f} s)  [{params}]")
+
+
+def _log_trial(solver, clock=None, out=print, progress=None):
+    """Callback printing one line per finished trial with ``out`` (None:
+    nothing), then calling ``progress()`` and ``clock()``."""
 
     def callback(study, trial):
-        attrs = trial.user_attrs
-        if trial.state == TrialState.COMPLETE:
-            what = f"criterion {trial.value:.6g}"
-        elif "excluded" in attrs:
-            what = f"excluded: {attrs['excluded']}"
-        elif trial.state == TrialState.PRUNED:
-            at = attrs.get("pruned_at_epochs", math.nan)
-            what = f"pruned at {at:.3g} epochs"
-        else:
-            what = trial.state.name.lower()
-        params = ",".join(f"{k}={v}" for k, v in
-                          attrs.get("parameters", {}).items())
-        print(f"  {solver:8s} trial {trial.number:3d}  {what}  "
-              f"({attrs.get('seconds', math.nan):.2f} s)  [{params}]",
-              flush=True)
+        if out is not None:
+            out(trial_line(solver, trial), flush=True)
+        if progress is not None:
+            progress()
         if clock is not None:
             clock()
     return callback
 
 
-def work(settings, slots, worker=0, runner=None, resume=True, clock=None):
+def work(settings, slots, worker=0, runner=None, resume=True, clock=None,
+         out=print, progress=None):
     """Run this worker's share of every solver's remaining trials: the
     interrupted ones first when ``resume`` (in place), then new ones;
-    ``clock()`` is called after each trial."""
+    after each trial its line is printed with ``out`` (None: not
+    printed), then ``progress()`` and ``clock()`` are called."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     runner = runner or Runner(settings.dataset)
     storage = open_storage(settings.storage)
@@ -252,7 +267,7 @@ def work(settings, slots, worker=0, runner=None, resume=True, clock=None):
         study = load_study(storage, settings, solver, worker)
         over = []
         objective = trial_function(runner, settings, solver, over)
-        callback = _log_trial(solver, clock)
+        callback = _log_trial(solver, clock, out, progress)
         for frozen in interrupted(study) if resume else []:
             if not slots.take(solver):
                 break
@@ -266,7 +281,7 @@ def work(settings, slots, worker=0, runner=None, resume=True, clock=None):
             run_trial(study, objective, callback)
 
 
-def resume_all(settings, todo, runner, clock=None):
+def resume_all(settings, todo, runner, clock=None, progress=None):
     """Run the interrupted trials of every study in this process (before
     parallel workers start: each is run once); ``todo`` less them."""
     left = dict(todo)
@@ -277,22 +292,25 @@ def resume_all(settings, todo, runner, clock=None):
         n = min(len(interrupted(study)), left[solver])
         slots.left[solver] = n
         left[solver] -= n
-    work(settings, slots, runner=runner, clock=clock)
+    work(settings, slots, runner=runner, clock=clock, progress=progress)
     return left
 
 
-def _worker_entry(settings, slots, worker):
+def _worker_entry(settings, slots, worker, progress):
     """A spawned process's target."""
-    work(settings, slots, worker, resume=False)
+    work(settings, slots, worker, resume=False, progress=progress)
 
 
-def run_parallel(settings, todo, jobs, clock=None, every=10.0):
-    """``jobs`` worker processes sharing the storage and the slots;
-    ``clock()`` is called every ``every`` seconds while they run."""
+def run_parallel(settings, todo, jobs, clock=None, every=10.0,
+                 progress=None):
+    """``jobs`` worker processes sharing the storage and the slots (each
+    calls ``progress()`` after its trials); ``clock()`` is called every
+    ``every`` seconds while they run."""
     context = multiprocessing.get_context("spawn")
     slots = Slots(todo, context)
     procs = [context.Process(target=_worker_entry,
-                             args=(settings, slots, w)) for w in range(jobs)]
+                             args=(settings, slots, w, progress))
+             for w in range(jobs)]
     for p in procs:
         p.start()
     for p in procs:
