@@ -22,7 +22,8 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit, log_expit
 
-from .exact_kernels import ce_grad_pass, ce_hvp_pass, warm_up
+from .exact_kernels import (ce_grad_pass, ce_hvp_pass, use_pass_threads,
+                            warm_up)
 
 # Backtracking cannot resolve a decrease of g below this fraction of |g|
 # (rounding of a mean over the training set): there the Newton step is
@@ -119,6 +120,7 @@ class SoftmaxCE:
 
     def value_grad(self, x, y):
         wts, lam = self.weights(x), self.lam(x)
+        use_pass_threads(self.A, self.C)
         loss = ce_grad_pass(self.A, self.lA, self.W(y), wts, self.S, self._G)
         W = self.W(y)
         val = loss + 0.5 * lam @ np.sum(W * W, axis=1)
@@ -128,6 +130,7 @@ class SoftmaxCE:
         return val, grad
 
     def hvp(self, v):
+        use_pass_threads(self.A, self.C)
         ce_hvp_pass(self.A, self.S, self._wts, self.W(v), self._Hv)
         return (self._Hv + self._lam[:, None] * self.W(v)).ravel()
 
@@ -153,6 +156,7 @@ class SoftmaxCE:
 
     def f_grad(self, y):
         G = np.empty((self.C, self.p))
+        use_pass_threads(self.B, self.C)
         loss = ce_grad_pass(self.B, self.lB, self.W(y), self._val_wts,
                             self.S_val, G)
         return loss, G.ravel()
@@ -271,6 +275,7 @@ class GLMExact:
         self._y = np.zeros(self.P.dim_y)
         self._z = np.zeros(self.P.dim_y)
         self.status = {}
+        self._last = None  # (x, solve's answer, status) of the last solve
 
     def y_star(self, x):
         """Inexact Newton from the previous y*; leaves (x, y*) as the point
@@ -322,7 +327,13 @@ class GLMExact:
         return y
 
     def solve(self, x):
-        """(y*, z*, grad H, f(x, y*)) at x."""
+        """(y*, z*, grad H, f(x, y*)) at x; the last answer again, without
+        a pass over the data, when x has not changed since (a solver's
+        x can stay put between two evaluations, SABA's first full pass)."""
+        if self._last is not None and np.array_equal(self._last[0], x):
+            self.status = dict(self._last[2])
+            return tuple(a.copy() if isinstance(a, np.ndarray) else a
+                         for a in self._last[1])
         P = self.P
         ys = self.y_star(x)
         fval, gyf = P.f_grad(ys)
@@ -341,7 +352,9 @@ class GLMExact:
                 "(see the solve_residual column)", RuntimeWarning,
                 stacklevel=2)
         grad = P.grad_x_f(x, ys) - P.cross(zs)
-        return ys, zs, grad, fval
+        self._last = (np.array(x, dtype=np.float64), (ys, zs, grad, fval),
+                      dict(st))
+        return ys.copy(), zs.copy(), grad.copy(), fval
 
 
 class CountedPasses:

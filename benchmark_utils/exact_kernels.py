@@ -13,12 +13,26 @@ so that a Newton or CG iteration on MNIST-sized data streams the 125 MB of
 pixels once instead of twice, as ``A @ V.T`` then ``R.T @ A`` would.
 Four rows share each load of a class row; for rows of at least
 ``PAIR_MIN_P`` features two class rows share each load of a data row.
-Single-threaded by design: a metric evaluation must not compete with the
-other runs of ``benchopt run -j`` for the cores.
+Each pass is the sum, in a fixed order, of ``CHUNKS`` passes over fixed
+row ranges, run on ``pass_threads()`` threads: the cores a sequential
+run's solver leaves idle while it waits for its metrics, one in a worker
+of ``benchopt run -j N`` or of dask (their launchers set
+``OMP_NUM_THREADS``), so that a metric evaluation never competes with the
+other runs for the cores; the result is bitwise the same on any number of
+threads.
 """
+import os
+
+import numba
 import numpy as np
+from numba import prange
 
 from .numba_cache import njit
+
+THREADS_ENV = "BILEVEL_METRIC_THREADS"
+# Every pass sums CHUNKS partial passes over fixed row ranges, in order:
+# its result is bitwise the same on any number of threads.
+CHUNKS = 4
 
 _FAST = {"reassoc", "contract", "nsz"}
 
@@ -106,17 +120,15 @@ def _outer(A, j, nr, H, out):
 
 
 @njit(cache=True, fastmath=_FAST)
-def ce_grad_pass(A, labels, W, wts, S, G):
-    """Return sum_j w_j CE_j; G = sum_j w_j (s_j - e_{b_j}) a_j^T,
-    S[j] = s_j (softmax shifted by the max logit: no overflow)."""
-    m = A.shape[0]
+def _grad_rows(A, labels, W, wts, S, G, lo, hi):
+    """Rows lo..hi-1 of ``ce_grad_pass``: their loss, G of their terms."""
     C = W.shape[0]
     G[:] = 0.0
     U = np.empty((4, C))
     loss = 0.0
-    j = 0
-    while j < m:
-        nr = 4 if j + 4 <= m else 1
+    j = lo
+    while j < hi:
+        nr = 4 if j + 4 <= hi else 1
         _dots(A, j, nr, W, U)
         for t in range(nr):
             umax = U[t, 0]
@@ -141,15 +153,14 @@ def ce_grad_pass(A, labels, W, wts, S, G):
 
 
 @njit(cache=True, fastmath=_FAST)
-def ce_hvp_pass(A, S, wts, V, out):
-    """out = sum_j w_j (diag(s_j) - s_j s_j^T)(V a_j) a_j^T."""
-    m = A.shape[0]
+def _hvp_rows(A, S, wts, V, out, lo, hi):
+    """Rows lo..hi-1 of ``ce_hvp_pass``."""
     C = V.shape[0]
     out[:] = 0.0
     U = np.empty((4, C))
-    j = 0
-    while j < m:
-        nr = 4 if j + 4 <= m else 1
+    j = lo
+    while j < hi:
+        nr = 4 if j + 4 <= hi else 1
         _dots(A, j, nr, V, U)
         for t in range(nr):
             su = 0.0
@@ -160,6 +171,69 @@ def ce_hvp_pass(A, S, wts, V, out):
                 U[t, c] = wt * S[j + t, c] * (U[t, c] - su)
         _outer(A, j, nr, U, out)
         j += nr
+
+
+@njit(cache=True, fastmath=_FAST, parallel=True)
+def ce_grad_pass(A, labels, W, wts, S, G):
+    """Return sum_j w_j CE_j; G = sum_j w_j (s_j - e_{b_j}) a_j^T,
+    S[j] = s_j (softmax shifted by the max logit: no overflow)."""
+    m = A.shape[0]
+    parts = np.empty((CHUNKS,) + G.shape)
+    losses = np.empty(CHUNKS)
+    for k in prange(CHUNKS):
+        losses[k] = _grad_rows(A, labels, W, wts, S, parts[k],
+                               (m * k) // CHUNKS, (m * (k + 1)) // CHUNKS)
+    G[:] = parts[0]
+    loss = losses[0]
+    for k in range(1, CHUNKS):  # a fixed order: any number of threads
+        G += parts[k]
+        loss += losses[k]
+    return loss
+
+
+@njit(cache=True, fastmath=_FAST, parallel=True)
+def ce_hvp_pass(A, S, wts, V, out):
+    """out = sum_j w_j (diag(s_j) - s_j s_j^T)(V a_j) a_j^T."""
+    m = A.shape[0]
+    parts = np.empty((CHUNKS,) + out.shape)
+    for k in prange(CHUNKS):
+        _hvp_rows(A, S, wts, V, parts[k], (m * k) // CHUNKS,
+                  (m * (k + 1)) // CHUNKS)
+    out[:] = parts[0]
+    for k in range(1, CHUNKS):
+        out += parts[k]
+
+
+# Passes over fewer entries than this run on one thread: splitting them
+# costs more than it saves (and a thread waiting for a busy core's sibling
+# dominates on a loaded machine).
+PARALLEL_MIN = 2_000_000
+
+
+def use_pass_threads(A, n_classes):
+    """Run the next passes of this thread over ``A`` (``n_classes``
+    classes) on ``pass_threads()`` threads, on one for a small ``A``."""
+    large = A.shape[0] * A.shape[1] * n_classes >= PARALLEL_MIN
+    numba.set_num_threads(pass_threads() if large else 1)
+
+
+def pass_threads():
+    """Threads of a metric pass: ``$BILEVEL_METRIC_THREADS``; else the
+    launcher's share of the cores, ``$OMP_NUM_THREADS`` (joblib's workers
+    of ``benchopt run -j N`` and dask's get 1); else every core this
+    process may use (a sequential run: its solver waits meanwhile)."""
+    for name in (THREADS_ENV, "OMP_NUM_THREADS"):
+        value = os.environ.get(name)
+        if value:
+            try:
+                n = int(value)
+            except ValueError:
+                n = 0
+            if n < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got "
+                                 f"{value!r}")
+            return min(n, numba.config.NUMBA_NUM_THREADS)
+    return min(len(os.sched_getaffinity(0)), numba.config.NUMBA_NUM_THREADS)
 
 
 def warm_up():

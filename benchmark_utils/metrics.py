@@ -32,6 +32,7 @@ from threadpoolctl import ThreadpoolController
 
 from .exact_glm import GLMExact
 from .reference_results import glm_references, quadratic_references
+from .reference_store import load_or_compute
 
 METRIC_KEYS = ("value", "grad_norm2", "inner_gap", "implicit_gap")
 # |y*(x)|^2 and |z*(x)|^2: the solution's own size, the scale of the
@@ -150,10 +151,15 @@ class GLMMetrics:
         """The constant reference columns of the dataset
         (``reference_results``), computed once on the exact solver, whose
         warm start is then reset (the first evaluation starts from 0, as
-        without them)."""
+        without them); kept on disk by content (``reference_store``), so
+        that the next run, process or worker on the same data reads
+        them."""
         if self._references is None:
             with blas_limit():
-                self._references = glm_references(self.exact, self._data)
+                self._references = load_or_compute(
+                    self._data, lambda: glm_references(self.exact,
+                                                       self._data))
+            self.exact.reset()
             self._data = None
         return self._references
 
