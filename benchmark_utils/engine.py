@@ -14,7 +14,11 @@ module, so that an edit of one family recompiles that family's entry only
 what solver ``name`` runs, once per process, and says so while it takes
 longer than a cache load.  benchopt 1.10 starts a run's ``--timeout`` clock
 *before* ``warm_up()``: the solvers call it from ``set_objective``, which
-benchopt does not time.
+benchopt does not time.  Under ``benchopt run`` the solvers go through
+``precompile.compile_for_run``, which first compiles every kernel the
+whole run needs in parallel processes; ``core_run`` and ``baseline_run``
+are the tiny runs both compile from, and ``entry_types`` their compiled
+entry's argument types, which say whether numba's cache holds it.
 """
 import threading
 from contextlib import contextmanager
@@ -38,6 +42,8 @@ FIRST_COMPILE_S = {
              "datacleaning": 30},
     "baselines": {"quadratic": 20, "logreg": 20, "multilogreg": 30,
                   "datacleaning": 30},
+    # the exact metrics' passes of the multiclass tasks (exact_kernels)
+    "metrics": {"multilogreg": 8, "datacleaning": 8},
 }
 ANNOUNCE_AFTER_S = 2.0  # loading from numba's cache takes about 1 s
 
@@ -48,19 +54,28 @@ def feature_dtype(problem=None):
     return np.float64 if problem is None else problem.Xg.dtype.type
 
 
+def describe(entry_name, task, dtype, family=None):
+    """What a compile of ``entry_name`` (``"core"``, ``"baselines"`` with
+    its ``family`` label, ``"metrics"``) for ``task`` and features of
+    ``dtype`` is, in words."""
+    if entry_name == "metrics":
+        return "the exact metrics' passes of the multiclass tasks"
+    label = ("the single-loop core" if entry_name == "core"
+             else f"the baselines' {family} loop")
+    return f"{label} for the {task} task ({np.dtype(dtype).name} features)"
+
+
 @contextmanager
-def announced(entry_name, task, dtype, family=None):
+def announced(entry_name, task, dtype, family=None, where=""):
     """Say what is compiling when it takes longer than a cache load (the
-    first use of a task on a machine, or after an update of the core)."""
+    first use of a task on a machine, or after an update of the core);
+    ``where``: words after "compiling" (another process's compile)."""
     def say():
         seconds = FIRST_COMPILE_S[entry_name].get(task)
         about = f", about {seconds} s on 2 cores" if seconds else ""
-        label = ("the single-loop core" if entry_name == "core"
-                 else f"the baselines' {family} loop")
-        print(f"compiling {label} for the {task} task "
-              f"({np.dtype(dtype).name} features): first use on this "
-              f"machine or after an update{about}; cached for the next runs",
-              flush=True)
+        print(f"compiling {describe(entry_name, task, dtype, family)}"
+              f"{where}: first use on this machine or after an update"
+              f"{about}; cached for the next runs", flush=True)
     timer = threading.Timer(ANNOUNCE_AFTER_S, say)
     timer.daemon = True
     timer.start()
@@ -100,33 +115,70 @@ _CORE_READY = set()  # (feature dtype, task) compiled in this process
 _BASELINES_READY = set()  # (feature dtype, task, family)
 
 
+def core_run(dtype=np.float64, task="quadratic"):
+    """The tiny single-loop run ``compile_core`` runs two iterations of:
+    its entry's argument types depend on the task and the features'
+    dtype, not on the preset (the estimators are run-time codes)."""
+    problem = tiny_problem(dtype, task)
+    return PnPBORun(problem, config_of("SPABA", batch_size=2),
+                    *_zero_start(problem), 0)
+
+
+def baseline_run(dtype=np.float64, task="quadratic", algorithm="stocBiO"):
+    """The tiny run of baseline ``algorithm`` (a
+    ``BaselineConfig.algorithm``) ``compile_baselines`` runs two outer
+    iterations of: one per family, whichever algorithm of it."""
+    problem = tiny_problem(dtype, task)
+    return BaselineRun(problem, BaselineConfig(
+        algorithm=algorithm, batch_size=2, n_inner_steps=1, n_z_steps=1,
+        Q=1, period=1), *_zero_start(problem), 0)
+
+
+def entry_types(run):
+    """``(dispatcher, argument types)`` of the compiled entry that ``run``
+    (a ``core_run`` or ``baseline_run``) calls, without calling it: the
+    types its first call compiles for (``RunStatus._call``)."""
+    called = {}
+
+    def capture(dispatcher, args):
+        called["entry"] = dispatcher, tuple(
+            dispatcher.typeof_pyval(a) for a in args)
+    run._call = capture  # this instance only: it is never run
+    run.run(1)
+    return called["entry"]
+
+
 def compile_core(dtype=np.float64, task="quadratic"):
     """Compile the single-loop entry for ``task`` (or load it from numba's
-    cache), once per process, task and feature dtype.  Its argument types
-    depend on the task and the features' dtype, not on the preset (the
-    estimators are run-time codes).  True if something was compiled."""
+    cache), once per process, task and feature dtype (``core_run``).
+    True if something was compiled."""
     dtype = np.dtype(dtype).type
     if (dtype, task) in _CORE_READY:
         return False
-    problem = tiny_problem(dtype, task)
     with announced("core", task, dtype):
-        PnPBORun(problem, config_of("SPABA", batch_size=2),
-                 *_zero_start(problem), 0).run(2)
+        core_run(dtype, task).run(2)
     _CORE_READY.add((dtype, task))
     return True
+
+
+def check_algorithm(algorithm):
+    """``algorithm`` if it is a ``BaselineConfig.algorithm``, else a
+    ValueError naming the allowed values."""
+    if algorithm not in FAMILIES:
+        raise ValueError(f"algorithm must be one of {list(FAMILIES)}, "
+                         f"got {algorithm!r}")
+    return algorithm
 
 
 def compile_baselines(dtype=np.float64, task="quadratic", algorithm=None):
     """Compile the baselines' entry for the family of ``algorithm`` (a
     ``BaselineConfig.algorithm``: ``"stocBiO"``, ``"MRBO"``, ...; every
     family when None) on ``task``, once per process, feature dtype, task
-    and family: two outer iterations on a tiny problem.  True if something
-    was compiled."""
+    and family: two outer iterations on a tiny problem
+    (``baseline_run``).  True if something was compiled."""
     dtype = np.dtype(dtype).type
-    if algorithm is not None and algorithm not in FAMILIES:
-        raise ValueError(f"algorithm must be one of {list(FAMILIES)}, "
-                         f"got {algorithm!r}")
-    names = list(FAMILIES) if algorithm is None else [algorithm]
+    names = (list(FAMILIES) if algorithm is None
+             else [check_algorithm(algorithm)])
     todo = {}  # family code -> one algorithm of it
     for name in names:
         family = FAMILIES[name][0]
@@ -134,12 +186,9 @@ def compile_baselines(dtype=np.float64, task="quadratic", algorithm=None):
             todo.setdefault(family, name)
     if not todo:
         return False
-    problem = tiny_problem(dtype, task)
     for family, name in todo.items():
         with announced("baselines", task, dtype, FAMILY_NAMES[family]):
-            BaselineRun(problem, BaselineConfig(
-                algorithm=name, batch_size=2, n_inner_steps=1, n_z_steps=1,
-                Q=1, period=1), *_zero_start(problem), 0).run(2)
+            baseline_run(dtype, task, name).run(2)
         _BASELINES_READY.add((dtype, task, family))
     return True
 

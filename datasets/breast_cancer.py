@@ -9,6 +9,9 @@ class Dataset(BaseDataset):
     download. Seeded split 300 train (lower level) / 150 validation (upper
     level) / 119 test."""
     name = "breast_cancer"
+    # the task of get_data's arrays: which numba kernels a run compiles
+    # ahead (benchmark_utils/precompile.py)
+    task = "logreg"
     requirements = ["pip::scikit-learn"]
 
     parameters = {}

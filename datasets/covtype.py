@@ -17,6 +17,9 @@ class Dataset(BaseDataset):
     cached (see ``benchmark_utils/data/covtype.py``).
     """
     name = "covtype"
+    # the task of get_data's arrays: which numba kernels a run compiles
+    # ahead (benchmark_utils/precompile.py)
+    task = "multilogreg"
     requirements = ["pip::scikit-learn"]
 
     parameters = {"n_train, n_val, n_test": [covtype.SIZES],

@@ -13,6 +13,9 @@ class Dataset(BaseDataset):
     g = mean_i sigmoid(x_i) CE_i + C_r |y|^2.
     """
     name = "digits"
+    # the task of get_data's arrays: which numba kernels a run compiles
+    # ahead (benchmark_utils/precompile.py)
+    task = "datacleaning"
     requirements = ["pip::scikit-learn"]
 
     parameters = {"ratio": [0.5], "l2_reg": [0.2]}

@@ -18,6 +18,9 @@ class Dataset(BaseDataset):
     then cached (see ``benchmark_utils/data/ijcnn1.py``).
     """
     name = "ijcnn1"
+    # the task of get_data's arrays: which numba kernels a run compiles
+    # ahead (benchmark_utils/precompile.py)
+    task = "logreg"
     requirements = ["pip::libsvmdata>=0.5", "pip::scikit-learn"]
 
     parameters = {"n_train": [None], "n_val": [None], "dtype": ["float64"]}

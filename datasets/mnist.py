@@ -20,6 +20,9 @@ class Dataset(BaseDataset):
     once, then cached (see ``benchmark_utils/data/mnist.py``).
     """
     name = "mnist"
+    # the task of get_data's arrays: which numba kernels a run compiles
+    # ahead (benchmark_utils/precompile.py)
+    task = "datacleaning"
     requirements = ["pip::scikit-learn"]
 
     parameters = {

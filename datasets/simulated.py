@@ -12,6 +12,9 @@ class Dataset(BaseDataset):
     repetition draws its own instance.
     """
     name = "Simulated"
+    # the task of get_data's arrays: which numba kernels a run compiles
+    # ahead (benchmark_utils/precompile.py)
+    task = "quadratic"
     requirements = []
 
     parameters = {

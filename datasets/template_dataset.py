@@ -42,6 +42,11 @@ class Dataset(BaseDataset):
     """
     # The name in benchopt's command line, results and plots.
     name = "Template"
+    # The task of get_data's arrays (below): the numba kernels a run
+    # compiles ahead, in parallel, before the first solver starts
+    # (benchmark_utils/precompile.py); without it they compile on
+    # first use.
+    task = "logreg"
     requirements = []
 
     # benchopt runs every combination of the lists; a run overrides them

@@ -10,6 +10,9 @@ class Dataset(BaseDataset):
     level) / 44 test: both levels hold at least 64 samples, the solvers'
     default batch size."""
     name = "wine"
+    # the task of get_data's arrays: which numba kernels a run compiles
+    # ahead (benchmark_utils/precompile.py)
+    task = "multilogreg"
     requirements = ["pip::scikit-learn"]
 
     parameters = {}
