@@ -42,6 +42,7 @@ def _trials(storage, argv):
     return out
 
 
+@pytest.mark.slow  # 25-40 s: two worker processes start and load the task
 def test_a_seeded_tuning_on_a_dask_cluster_equals_the_sequential_one(
         tmp_path, capsys):
     trials = 4
@@ -68,6 +69,7 @@ def test_a_seeded_tuning_on_a_dask_cluster_equals_the_sequential_one(
     assert "about 0:00:00 left" in out
 
 
+@pytest.mark.slow
 def test_a_cluster_of_this_machine_is_started_with_dask_workers(tmp_path):
     storage = tmp_path / "t.db"
     assert cli.main(_argv(storage, 1, "--dask-workers", "2")) == 0

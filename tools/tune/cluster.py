@@ -31,6 +31,7 @@ the rerun runs them again in place as after a Ctrl-C of one process.
 """
 import dataclasses
 import logging
+import pickle
 import socket
 import time
 import uuid
@@ -93,6 +94,26 @@ def connect(address=None, n_workers=None):
         yield client, False
 
 
+class _Call:
+    """``function(*args)``, made where it is unpickled (pickle's reduce
+    protocol)."""
+
+    def __init__(self, function, *args):
+        self.function, self.args = function, args
+
+    def __reduce__(self):
+        return self.function, self.args
+
+
+def submit(client, function, *args, **options):
+    """``client.submit(function, *args)``, the call sent as bytes: dask's
+    scheduler unpickles the tasks it is given, and one naming this
+    package's functions would need the package on the scheduler too;
+    only the worker unpickles (and so runs) these."""
+    return client.submit(pickle.loads, pickle.dumps(_Call(function, *args)),
+                         pure=False, **options)
+
+
 def _quiet_close():
     """No warning when this machine's cluster closes: its worker
     processes take seconds to exit (the interpreter's teardown after
@@ -144,15 +165,24 @@ def check_shared(client, settings, key):
     """Refuse (``StorageProblem``) a storage that some worker of
     ``client`` does not share with this process; ``ClusterProblem`` when
     the workers cannot run this package."""
+    workers = list(client.scheduler_info()["workers"])
     try:
-        answers = client.run(_sees, settings.storage, settings.dataset,
-                             settings.solvers[0], key)
-    except (ImportError, AttributeError) as err:
+        # as tasks (not client.run, which would block each worker's event
+        # loop while it imports this package)
+        futures = {w: submit(
+            client, _sees, settings.storage, settings.dataset,
+            settings.solvers[0], key, workers=[w],
+            allow_other_workers=False,
+            key=f"tune storage check {w} {key}") for w in workers}
+        answers = {w: f.result() for w, f in futures.items()}
+    except Exception as err:  # the worker's error, re-raised by dask
+        if "ModuleNotFoundError" not in f"{type(err).__name__} {err}":
+            raise
         raise ClusterProblem(
             f"the dask workers cannot import tools.tune ({err}): start "
-            f"them in the benchmark's folder (cd {ROOT} && dask worker "
-            f"ADDRESS) or with PYTHONPATH={ROOT}, in this Python "
-            "environment") from None
+            f"them with PYTHONPATH={ROOT} (the benchmark's folder, at "
+            "that path on every machine) in this Python environment") \
+            from None
     if not answers:
         raise ClusterProblem("the dask cluster has no worker")
     problem = storage_problem(settings.storage, answers,
@@ -254,8 +284,8 @@ def _run_tasks(client, settings, todo, watch, clock, every, save_every,
     distributed = _distributed()
     stop = f"tools.tune stop {uuid.uuid4().hex}"
     event = distributed.Event(stop, client=client)
-    futures = [client.submit(run_study, settings, solver, n, stop,
-                             pure=False, key=f"tune {solver} {stop}")
+    futures = [submit(client, run_study, settings, solver, n, stop,
+                      key=f"tune {solver} {stop}")
                for solver, n in todo.items() if n > 0]
     try:
         _follow(distributed, futures, watch, clock, every, save_every,
