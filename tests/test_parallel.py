@@ -1,7 +1,9 @@
 """``benchopt run --parallel-config configs/parallel_dask.yml`` (docs/results.md "Run
 on a cluster"): a two-solver sweep run on a local dask cluster gives the
-same curves, bit for bit, as the same sweep run sequentially; and the SLURM
-template is a config benchopt accepts (it is not submitted here)."""
+same curves, bit for bit, as the same sweep run sequentially; the SLURM
+template is a config benchopt accepts, and its runs, made by submitit's
+local executor (each job a process of this machine, nothing submitted to
+SLURM), give the sequential curves bit for bit too."""
 import os
 import re
 import subprocess
@@ -30,11 +32,13 @@ KEYS = ["dataset_name", "objective_name", "solver_name", "idx_rep",
         "stop_val"]
 
 
-def run_sweep(output, *extra):
+def run_sweep(output, *extra, sweep=SWEEP, launcher=None):
     """The sweep through ``benchopt run`` in a subprocess (as
-    bench_helpers.run_benchopt); returns (results, stdout)."""
-    cmd = [sys.executable, "-m", "benchopt", "run", str(ROOT), *SWEEP,
-           "--output", str(output), *extra]
+    bench_helpers.run_benchopt; ``launcher``: the command in place of
+    ``python -m benchopt``); returns (results, stdout)."""
+    launcher = launcher or [sys.executable, "-m", "benchopt"]
+    cmd = [*launcher, "run", str(ROOT), *sweep, "--output", str(output),
+           *extra]
     env = dict(os.environ, BENCHOPT_RAISE_ON_ERROR="true")
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=600)
@@ -63,20 +67,84 @@ def test_a_sweep_on_a_local_dask_cluster_equals_the_sequential_sweep(
     assert "Distributed run with backend: dask" in text
     seq, _ = run_sweep(tmp_path / "sequential.parquet")
 
-    par, metrics = curves(par)
-    seq, _ = curves(seq)
-    assert {"objective_value", "objective_grad_norm2",
-            "objective_n_samples"} <= set(metrics)
+    seq = assert_same_curves(par, seq)
     solvers = seq["solver_name"].unique()
     assert len(solvers) == 3                    # SOBA x 2 step sizes, SABA
     for s in solvers:                           # 0..5: -n 5 stops each
         assert (seq["solver_name"] == s).sum() == 6
-    # same runs, same stops, and every metric bitwise equal (NaN == NaN)
+
+
+def assert_same_curves(par, seq):
+    """The same runs, the same stops and every metric bitwise equal (NaN
+    == NaN) in ``par`` as in ``seq``; returns ``seq``'s curves."""
+    par, metrics = curves(par)
+    seq, _ = curves(seq)
+    assert {"objective_value", "objective_grad_norm2",
+            "objective_n_samples"} <= set(metrics)
     pd.testing.assert_frame_equal(par[KEYS], seq[KEYS])
     for m in metrics:
         a, b = par[m].to_numpy(), seq[m].to_numpy()
         assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), m
     assert np.isfinite(seq["objective_value"]).all()
+    return seq
+
+
+# `benchopt run` with the SLURM config on submitit's local executor.
+# benchopt 1.10 (parallel_backends/slurm_executor.py) builds
+# submitit.AutoExecutor(folder) with no `cluster`, which picks SLURM where
+# `srun` exists and the local executor otherwise, and offers no option to
+# choose: here, in the process of `benchopt run`, AutoExecutor gets
+# cluster="local" (each job a process of this machine, whatever the
+# machine), the jobs' folder is the test's (not ./benchopt_run/) and
+# benchopt polls the jobs every 0.5 s (submitit's default: 10 s).
+SUBMITIT_LOCAL = r"""
+import functools, sys
+from pathlib import Path
+import submitit
+import submitit.helpers
+from benchopt.benchmark import Benchmark
+from benchopt.cli import benchopt
+from benchopt.parallel_backends import slurm_executor
+submitit.AutoExecutor = functools.partial(submitit.AutoExecutor,
+                                          cluster="local")
+folder = Path(sys.argv[1])
+Benchmark.get_slurm_folder = lambda self: folder
+slurm_executor.as_completed = functools.partial(
+    submitit.helpers.as_completed, poll_frequency=0.5)
+sys.argv = ["benchopt", *sys.argv[2:]]
+benchopt()
+"""
+# Two runs (SOBA, SABA), 3 evaluations each
+SMALL_SWEEP = ["-d", "Simulated[n=200,m=200,dim_x=3,dim_y=5]", "-s", "SOBA",
+               "-s", "SABA", "-n", "3", "-r", "1", "--timeout", "120",
+               "--no-plot", "--no-html", "--no-cache"]
+
+
+@pytest.mark.slow  # 30-40 s: each job is a Python process that loads all
+def test_the_slurm_config_runs_on_submitits_local_executor(tmp_path):
+    pytest.importorskip(
+        "submitit", reason="the SLURM backend needs `submitit`: pip install "
+        "-r requirements-test.txt")
+    jobs = tmp_path / "jobs"
+    par, text = run_sweep(
+        tmp_path / "slurm.parquet", "--parallel-config", str(SLURM_CONFIG),
+        sweep=SMALL_SWEEP,
+        launcher=[sys.executable, "-c", SUBMITIT_LOCAL, str(jobs)])
+    assert "Distributed run with backend: submitit" in text
+    # one job per run, each its own process, logged in the jobs' folder
+    logs = sorted(jobs.glob("*_log.out"))
+    assert len(logs) == 2
+    for log in logs:
+        assert "run 1 in this worker process, elapsed" in log.read_text()
+    seq, seq_text = run_sweep(tmp_path / "sequential.parquet",
+                              sweep=SMALL_SWEEP)
+    # the sequential run's progress: run k of the 2 runs
+    progress = re.findall(r"run (\d) of (\d)", seq_text)
+    assert progress == [("1", "2"), ("2", "2")]
+    seq = assert_same_curves(par, seq)
+    assert sorted(seq["solver_name"].str.split("[").str[0].unique()) == [
+        "SABA", "SOBA"]
+    assert len(seq) == 2 * 4                    # 0..3: -n 3 stops each
 
 
 def test_the_parallel_configs_are_read_as_benchopt_reads_them():
