@@ -207,8 +207,9 @@ class Watch:
 
     def __init__(self, progress, out=print):
         self.progress, self.out = progress, out
-        self.seen = set(self._finished(progress.trials()))
-        self.running = {k for k, t in self._all(progress.trials())
+        trials = progress.trials()
+        self.seen = set(self._finished(trials))
+        self.running = {k for k, t in self._all(trials)
                         if t.state == TrialState.RUNNING}
 
     @staticmethod
