@@ -120,7 +120,7 @@ SMALL_SWEEP = ["-d", "Simulated[n=200,m=200,dim_x=3,dim_y=5]", "-s", "SOBA",
                "--no-plot", "--no-html", "--no-cache"]
 
 
-@pytest.mark.slow  # 30-40 s: each job is a Python process that loads all
+@pytest.mark.slow  # 30-50 s: each job is a Python process that loads all
 def test_the_slurm_config_runs_on_submitits_local_executor(tmp_path):
     pytest.importorskip(
         "submitit", reason="the SLURM backend needs `submitit`: pip install "

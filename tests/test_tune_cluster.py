@@ -42,7 +42,7 @@ def _trials(storage, argv):
     return out
 
 
-@pytest.mark.slow  # 25-40 s: two worker processes start and load the task
+@pytest.mark.slow  # 25-60 s: two worker processes start and load the task
 def test_a_seeded_tuning_on_a_dask_cluster_equals_the_sequential_one(
         tmp_path, capsys):
     trials = 4
