@@ -19,8 +19,8 @@ dtypes; each solver its ``algorithm``, whose kind and family give the
 kernel), keeps those numba's cache lacks (``is_ready``: a look at the
 cache's index, milliseconds), compiles the one it was called for in the
 run's process as before, and starts the others in child processes
-(``Background``), as many at once as the cores less the one the run
-uses, at a lower priority than the run.  A later request waits for its
+(``Background``), as many at once as the cores less the one the run's
+solvers use.  A later request waits for its
 kernel's process, then loads it from the cache; one not started yet it
 takes back and compiles itself.  So a cold run costs about its longest
 chain of compiles instead of their sum, and nothing when the cache is
@@ -55,7 +55,6 @@ from .core.baseline_loop import FAMILY_NAMES
 ROOT = Path(__file__).resolve().parents[1]
 DTYPES = ("float64", "float32")  # feature storage (data.storage)
 MULTICLASS = "multiclass"  # the metrics kernel's task: every multiclass one
-NICE = 10  # the child processes of a run yield the cores to its solvers
 # click's per-command store (``Context.meta``): this command's compiles
 MARK = "benchmark_utils.precompile"
 
@@ -192,18 +191,16 @@ def compile_here(kernel):
 
 
 CHILD = r"""
-import os, sys
-if int(sys.argv[2]) and hasattr(os, "nice"):
-    os.nice(int(sys.argv[2]))
+import sys
 sys.path.insert(0, sys.argv[1])
 from benchmark_utils.precompile import Kernel, compile_here
-compile_here(Kernel(*[None if a == "-" else a for a in sys.argv[3:]]))
+compile_here(Kernel(*[None if a == "-" else a for a in sys.argv[2:]]))
 """
 
 
-def child_command(kernel, nice=0):
+def child_command(kernel):
     """The command that compiles ``kernel`` in a fresh process."""
-    return [sys.executable, "-c", CHILD, str(ROOT), str(int(nice)),
+    return [sys.executable, "-c", CHILD, str(ROOT),
             *["-" if v is None else v for v in kernel]]
 
 
@@ -314,11 +311,11 @@ def estimate_seconds(kernels, workers):
     return max(loads)
 
 
-def announcement(kernels, workers, here=None):
+def announcement(kernels, workers, here=None, where="background "):
     """What compiles, where, and about how long (``here``: the kernel the
     calling process compiles itself meanwhile)."""
     lines = [f"compiling {len(kernels)} numba kernel"
-             f"{'s' if len(kernels) > 1 else ''} in {workers} background "
+             f"{'s' if len(kernels) > 1 else ''} in {workers} {where}"
              f"process{'es' if workers > 1 else ''} (first use on this "
              "machine or after an update; cached for the next runs), about "
              f"{estimate_seconds(kernels, workers)} s on 2 cores:"]
@@ -339,7 +336,7 @@ def precompile(kernels, workers=None, say=print):
         return {}
     workers = min(workers or usable_cores(), len(todo))
     if say is not None:
-        say(announcement(todo, workers))
+        say(announcement(todo, workers, where=""))
     background = Background(todo, workers)
     try:
         background.wait()
@@ -433,8 +430,7 @@ def _start_for_command(context, kernel):
         workers = min(len(todo), max(1, usable_cores() - 1))
         here = None if kernel is None or is_ready(kernel) else kernel
         print(announcement(todo, workers, here), flush=True)
-        background = Background(
-            todo, workers, command=lambda k: child_command(k, NICE))
+        background = Background(todo, workers)
         atexit.register(background.close)
         context.meta[MARK] = background
     return context.meta[MARK]
