@@ -30,6 +30,11 @@ from numba import prange
 from .numba_cache import njit
 
 THREADS_ENV = "BILEVEL_METRIC_THREADS"
+# numba's own thread pool, unless the user chose one: its waiting threads
+# sleep, where GNU OpenMP's spin, which made two threads slower than one
+# on a loaded 2-core machine (docs/performance.md "Exact metrics").
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    numba.config.THREADING_LAYER = "workqueue"
 # Every pass sums CHUNKS partial passes over fixed row ranges, in order:
 # its result is bitwise the same on any number of threads.
 CHUNKS = 4

@@ -12,6 +12,7 @@ holds what an uninterrupted run holds.
 import contextlib
 import math
 import multiprocessing
+import os
 import signal
 import threading
 import time
@@ -296,8 +297,11 @@ def resume_all(settings, todo, runner, clock=None, progress=None):
     return left
 
 
-def _worker_entry(settings, slots, worker, progress):
-    """A spawned process's target."""
+def _worker_entry(settings, slots, worker, progress, threads):
+    """A spawned process's target; its metric passes take ``threads``
+    threads, its share of the cores (``exact_kernels.pass_threads``), as
+    benchopt's -j N workers do, unless the caller set it."""
+    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     work(settings, slots, worker, resume=False, progress=progress)
 
 
@@ -308,8 +312,9 @@ def run_parallel(settings, todo, jobs, clock=None, every=10.0,
     ``every`` seconds while they run."""
     context = multiprocessing.get_context("spawn")
     slots = Slots(todo, context)
+    threads = max(1, len(os.sched_getaffinity(0)) // jobs)
     procs = [context.Process(target=_worker_entry,
-                             args=(settings, slots, w, progress))
+                             args=(settings, slots, w, progress, threads))
              for w in range(jobs)]
     for p in procs:
         p.start()
