@@ -60,9 +60,11 @@ PACKAGE = Path(__file__).resolve().parent
 CACHE_ENV = "NUMBA_CACHE_DIR"
 
 
+# (numba followed by a space, a dot, a comma or the line's end: "from
+# numba's cache" in a docstring is not an import)
 _NUMBA_IMPORT = re.compile(
-    rb"^[ \t]*(?:import[ \t]+numba\b|from[ \t]+numba\b|from[ \t]+[.\w]*"
-    rb"numba_cache[ \t]+import)", re.M)
+    rb"^[ \t]*(?:import[ \t]+numba(?=[ \t.,]|$)|from[ \t]+numba(?=[ \t.]|$)"
+    rb"|from[ \t]+[.\w]*numba_cache[ \t]+import)", re.M)
 _FROM_IMPORT = re.compile(
     rb"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+"
     rb"(\([^)]*\)|[^\n]*)", re.M)

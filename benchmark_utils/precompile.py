@@ -426,6 +426,11 @@ def _start_for_command(context, kernel):
         print(f"the kernels this run needs could not be listed ({err!r}): "
               "each compiles when first used", flush=True)
         return None
+    # The Objective compiles the metrics' passes in the run's process when
+    # it meets the first multiclass data: a child helps with them only
+    # once the solvers' kernels are started (it then loads them, if the
+    # run's process saved them first).
+    todo.sort(key=lambda k: k.entry == "metrics")
     if todo:
         workers = min(len(todo), max(1, usable_cores() - 1))
         here = None if kernel is None or is_ready(kernel) else kernel
@@ -456,7 +461,7 @@ def compile_for_run(name, dtype=np.float64, task="quadratic"):
     """``engine.compile_for`` for a solver of ``benchopt run``: its first
     call in the command starts every other kernel the command needs in
     child processes; a kernel a child compiles is waited for, then loaded
-    from numba's cache.  Outside ``benchopt run``: ``compile_for``."""
+    from the on-disk cache.  Outside ``benchopt run``: ``compile_for``."""
     context = run_context()
     kernel = kernel_for(name, dtype, task)
     if context is not None and kernel is not None:
