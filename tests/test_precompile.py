@@ -209,10 +209,11 @@ def test_a_command_starts_the_missing_kernels_but_the_requested_one(
     with command("--config", QUICK):
         precompile.compile_for_run("SPABA", np.float64, "quadratic")
         [background] = FakeBackground.made
-        # the requested kernel compiles here; the cached one nowhere
+        # the requested kernel compiles here; the cached one nowhere; the
+        # metrics' passes, which the Objective compiles here, come last
         assert background.kernels == [
-            Kernel("metrics", "multiclass"), Kernel("core", "logreg"),
-            Kernel("core", "multilogreg")]
+            Kernel("core", "logreg"), Kernel("core", "multilogreg"),
+            Kernel("metrics", "multiclass")]
         assert background.workers == 2  # the cores less the run's
         said = capsys.readouterr().out
         assert "compiling 3 numba kernels in 2 background processes" in said
