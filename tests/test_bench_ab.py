@@ -63,7 +63,7 @@ def test_known_ratio_is_recovered(ratio):
     """200 rounds at +-10 % per round with 10 % outliers: the estimate is
     within 2 % of the true ratio and its interval covers it."""
     est = ab_stats.estimate(noisy_log_ratios(ratio, 200, seed=1))
-    assert est.rounds == 200
+    assert est.n == 200
     assert est.ratio == pytest.approx(ratio, rel=0.02)
     assert est.low <= ratio <= est.high
     assert 0.02 < est.width < 0.06
@@ -98,21 +98,20 @@ def test_bad_method_and_level_are_named():
 
 
 def est(ratio, low, high):
-    return Estimate(ratio=ratio, low=low, high=high, rounds=100,
-                    spread=0.05)
+    return Estimate(ratio=ratio, low=low, high=high, n=100, spread=0.05)
 
 
 @pytest.mark.parametrize("ratio, low, high, verdict", [
     (1.00, 0.99, 1.01, "same within ±3 %"),
     (1.00, 0.975, 1.025, "same within ±3 %"),
     (1.10, 1.08, 1.12, "slower"),
-    (1.10, 1.02, 1.19, "undecided: CI width 16.7 % > 6 %, run more rounds"),
+    (1.10, 1.02, 1.19, "undecided: CI width 16.7 % > 6 %, run more processes"),
     (0.90, 0.88, 0.92, "faster"),
-    (1.00, 0.90, 1.10, "undecided: CI width 22.2 % > 6 %, run more rounds"),
+    (1.00, 0.90, 1.10, "undecided: CI width 22.2 % > 6 %, run more processes"),
     (1.03, 1.01, 1.05, "slower"),
     (0.97, 0.95, 0.99, "faster"),
     (1.02, 0.99, 1.045, "undecided: CI 0.990-1.045 crosses the ±3 % edge, "
-     "run more rounds"),
+     "run more processes"),
 ])
 def test_verdict_rule(ratio, low, high, verdict):
     assert ab_stats.verdict(est(ratio, low, high)) == verdict
@@ -140,11 +139,24 @@ def test_rounds_are_palindromes_that_rotate():
         assert sorted(o.index(side) for o in three) == [0, 0, 1, 1, 2, 2]
 
 
-def test_estimates_pair_each_round():
-    times = {"new": [[1.1, 2.2, 1.1]], "old": [[1.0, 2.0, 1.0]],
-             "aa": [[1.1, 2.2, 1.1]]}
+def test_a_set_of_processes_gives_one_log_ratio():
+    """Each set's median paired ratio (a round hit by another job does not
+    move it); the rounds pair within their set only."""
+    new = [[1.1, 2.2, 5.0], [2.4, 1.2, 1.2]]
+    old = [[1.0, 2.0, 1.0], [2.0, 1.0, 1.0]]
+    assert ab_stats.process_log_ratios(new, old) == [
+        pytest.approx(math.log(1.1)), pytest.approx(math.log(1.2))]
+    with pytest.raises(ValueError, match="differ in processes"):
+        ab_stats.process_log_ratios(new, old[:1])
+
+
+def test_estimates_of_every_cell():
+    times = {"new": [[[1.1, 2.2], [1.1, 1.1], [1.2, 1.2]]],
+             "old": [[[1.0, 2.0], [1.0, 1.0], [1.0, 1.0]]],
+             "aa": [[[1.1, 2.2], [1.1, 1.1], [1.2, 1.2]]]}
     ests = ab.estimates(times, ab.pairs_of(times), "sign")
     assert ests[("new", "old")][0].ratio == pytest.approx(1.1)
+    assert ests[("new", "old")][0].n == 3
     assert ests[("aa", "new")][0].ratio == pytest.approx(1.0)
 
 
@@ -187,3 +199,4 @@ def test_a_side_answers_the_protocol():
     assert answers[1]["n_iter"] >= 1
     assert answers[2]["iters"] == 7
     assert answers[2]["wall"] > 0 and answers[2]["cpu"] > 0
+    assert answers[2]["samples"] == 7 * 2 * 8  # SOBA: a UL and an LL batch

@@ -2,28 +2,34 @@
 
     python -m tools.bench.ab --old e216bda --new HEAD \\
         --shape covtype,mnist --solvers SOBA,SPABA,StocBiO,MRBO \\
-        [--rounds 200] [--minutes 15] [--dtype float32] [--sampling blocks]
-        [--chunk 0.05] [--no-aa] [--ci sign|bootstrap] [--json PATH]
+        [--processes 12] [--rounds 4] [--minutes 20] [--dtype float32]
+        [--sampling blocks] [--chunk 0.05] [--no-aa] [--ci sign|bootstrap]
+        [--clock cpu|wall] [--json PATH]
 
-Each build runs in a long-lived process of its own (``ab_worker``) from
-its checkout (``ab_builds``: a git worktree of the commit, or the working
-tree for ``WORKTREE``) with its own ``NUMBA_CACHE_DIR``.  Both compile and
-warm every (shape, solver) cell first, untimed and in parallel; then every
-round times, cell after cell, a chunk of the same ``n_iter`` iterations
-(about ``--chunk`` seconds, calibrated on the new build) on each side in a
-palindromic order (old new new old, then new old old new: a linear drift
-of the machine cancels), and takes per cell the paired ratio of the two
-sides' sums.  The noise check is an A/A: a second process of the new build
-takes part in every round as a third side, and its ratio to the new build
-must read "same" for the A/B to mean anything.
+Each build runs in processes of its own (``ab_worker``) from its checkout
+(``ab_builds``: a git worktree of the commit, or the working tree for
+``WORKTREE``) with its own ``NUMBA_CACHE_DIR``.  The first processes
+compile (or load) and warm every (shape, solver) cell, untimed; then, in
+each set of processes, every round times, cell after cell, a chunk of the
+same ``n_iter`` iterations (about ``--chunk`` seconds, calibrated once on
+the new build) on each side in a palindromic order (old new new old, then
+new old old new: a linear drift of the machine cancels).  A process keeps
+a speed of its own on a cell for its whole life (two processes of one
+build: up to 40 % apart, steady for 18 minutes), so after ``--rounds``
+rounds every process stops and a new set starts: the set of processes,
+not the round, is what is replicated.
 
-Per cell, ``ab_stats`` gives the median of the per-round paired log-ratios
-(as a ratio new / old), its 95 % interval (sign test, or bootstrap) and a
-verdict: "faster", "slower", "same within ±3 %" or "undecided ..." (the
-interval wider than 6 %: more rounds).  Rounds stop at ``--rounds``, at
-``--minutes`` of timing, or once every cell (A/A included) is decided
-after ``--min-rounds``.  A cell whose interval lies beyond 1.05 breaks the
-rule of docs/performance.md (no cell more than 5 % slower) and is flagged.
+The noise check is an A/A: a second process of the new build takes part
+in every set as a third side; its ratio to the new build must read "same"
+for the A/B to mean anything.  Per cell, ``ab_stats`` gives the median over
+the sets of processes of each set's median paired log-ratio (as a ratio
+new / old), its 95 % interval (sign test, or bootstrap) and a verdict:
+"faster", "slower", "same within ±3 %" or "undecided ..." (the interval
+wider than 6 %: more processes).  Sets stop at ``--processes``, at
+``--minutes``, or once every cell (A/A included) is decided after
+``--min-processes``.  A cell whose interval lies beyond 1.05 breaks the
+rule of docs/performance.md (no cell more than 5 % slower) and is
+flagged.
 """
 import argparse
 import datetime
@@ -31,6 +37,7 @@ import itertools
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -40,7 +47,7 @@ from pathlib import Path
 from . import ab_stats
 from .ab_builds import WORKTREE, checkout, scratch_dir
 from .report import machine_info
-from .settings import FULL_SETTINGS, REPO, SHAPE_STEP_SIZE, STEP_SIZE
+from .settings import REPO, SHAPE_STEP_SIZE, STEP_SIZE
 from .shapes import SHAPES
 
 PROG = "python -m tools.bench.ab"
@@ -74,17 +81,21 @@ def parse_args(argv=None):
                         help="d_x = d_y of the quadratic shape")
     parser.add_argument("--n", type=int, default=10000,
                         help="n = m of the quadratic shape")
-    parser.add_argument("--rounds", type=int, default=200,
-                        help="most rounds (default 200)")
-    parser.add_argument("--min-rounds", type=int, default=30,
-                        help="rounds before stopping on every cell decided "
-                        "(default 30)")
-    parser.add_argument("--minutes", type=float, default=15.0,
-                        help="most minutes of timed rounds (default 15)")
+    parser.add_argument("--processes", type=int, default=12,
+                        help="most sets of processes (default 12)")
+    parser.add_argument("--min-processes", type=int, default=6,
+                        help="sets of processes before stopping on every "
+                        "cell decided (default 6)")
+    parser.add_argument("--rounds", type=int, default=4,
+                        help="rounds per set of processes (default 4)")
+    parser.add_argument("--minutes", type=float, default=20.0,
+                        help="no new set of processes after this many "
+                        "minutes (default 20)")
     parser.add_argument("--chunk", type=float, default=0.05,
                         help="seconds of one timed chunk (default 0.05)")
-    parser.add_argument("--warmup", type=int, default=FULL_SETTINGS["warmup"],
-                        help="untimed iterations of every cell first")
+    parser.add_argument("--warmup", type=int, default=50,
+                        help="untimed iterations of every cell in every "
+                        "process (default 50)")
     parser.add_argument(
         "--clock", choices=CLOCKS, default="cpu",
         help="the time compared: the timing thread's CPU time (default: "
@@ -108,7 +119,8 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     args.shapes = _names(parser, "--shape", args.shape, SHAPES)
     args.solvers = _names(parser, "--solvers", args.solvers, _solver_names())
-    for name in ("rounds", "min_rounds", "batch_size", "warmup"):
+    for name in ("processes", "min_processes", "rounds", "batch_size",
+                 "warmup"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1")
     if args.chunk <= 0 or args.minutes <= 0:
@@ -188,26 +200,27 @@ def prepare_message(args):
                 dim=args.dim, n=args.n, warmup=args.warmup)
 
 
-def start_sides(builds, args, stack):
-    """Start and prepare the workers: old and new compile at once (one
-    after the other when they are one build, so that the second loads
-    what the first compiled); the A/A process starts once the new build's
-    cache is written."""
+def start_sides(builds, args, stack, first):
+    """Start and prepare one pair (or, with the A/A, trio) of processes.
+    The ``first`` ones may compile: old and new at once (one after the
+    other when they are one build, so that the second loads what the first
+    compiled), the A/A process once the new build's cache is written.
+    Later ones load from the caches, all at once."""
     msg = prepare_message(args)
-    workers, seconds = {}, {}
+    sides = ("new", "old") + (() if args.no_aa else ("aa",))
+    build = dict(builds, aa=builds["new"])
     shared = builds["old"] is builds["new"]
-    for side in ("new", "old"):
-        workers[side] = stack.enter_context(_closing(Worker(builds[side])))
+    workers, seconds = {}, {}
+    for side in sides:
+        if first and side == "aa" and "new" not in seconds:
+            seconds["new"] = workers["new"].receive()["s"]
+        workers[side] = stack.enter_context(_closing(Worker(build[side])))
         workers[side].send(**msg)
-        if shared:
+        if first and shared and side == "new":
+            seconds["new"] = workers["new"].receive()["s"]
+    for side in sides:
+        if side not in seconds:
             seconds[side] = workers[side].receive()["s"]
-    if not shared:
-        seconds["new"] = workers["new"].receive()["s"]
-    if not args.no_aa:
-        workers["aa"] = stack.enter_context(_closing(Worker(builds["new"])))
-        seconds["aa"] = workers["aa"].ask(**msg)["s"]
-    if not shared:
-        seconds["old"] = workers["old"].receive()["s"]
     return workers, seconds
 
 
@@ -230,40 +243,100 @@ def palindrome(sides, round_index):
     return perm + perm[::-1]
 
 
-def run_rounds(workers, n_iter, args, on_round=None):
-    """Timed rounds; returns {clock: {side: [[seconds per round] per
-    cell]}} for both clocks ("cpu", "wall")."""
+def time_rounds(workers, n_iter, rounds, first_round=0):
+    """``rounds`` timed rounds of one set of processes; returns {clock:
+    {side: [[seconds per round] per cell]}} for both clocks, and the
+    sample evaluations of each round under ``"samples"``."""
     sides = tuple(workers)
-    times = {clock: {side: [[] for _ in n_iter] for side in sides}
-             for clock in CLOCKS}
-    t_end = time.perf_counter() + 60.0 * args.minutes
-    for r in range(args.rounds):
+    keys = CLOCKS + ("samples",)
+    times = {key: {side: [[] for _ in n_iter] for side in sides}
+             for key in keys}
+    for r in range(first_round, first_round + rounds):
         for cell, k in enumerate(n_iter):
-            spent = {clock: dict.fromkeys(sides, 0.0) for clock in CLOCKS}
+            spent = {key: dict.fromkeys(sides, 0) for key in keys}
             for side in palindrome(sides, r):
                 answer = workers[side].ask(op="time", cell=cell, n_iter=k)
                 if answer["iters"] != k:
                     raise RuntimeError(f"cell {cell} of the {side} build "
                                        f"ran {answer['iters']} of {k} "
                                        "iterations (diverged?)")
-                for clock in CLOCKS:
-                    spent[clock][side] += answer[clock]
-            for clock, side in itertools.product(CLOCKS, sides):
-                times[clock][side][cell].append(spent[clock][side])
-        done = r + 1
-        if on_round and on_round(done, times[args.clock]):
-            break
-        if time.perf_counter() > t_end:
-            print(f"--minutes {args.minutes:g} reached after {done} rounds",
-                  flush=True)
-            break
+                for key in keys:
+                    spent[key][side] += answer[key]
+            for key, side in itertools.product(keys, sides):
+                times[key][side][cell].append(spent[key][side])
     return times
 
 
+def same_work(samples, num, den, cell):
+    """Whether both sides evaluated the same samples in every round of
+    ``cell`` (builds whose iterations differ, e.g. in SPABA's random full
+    passes, compare different work per iteration)."""
+    return samples[num][cell] == samples[den][cell]
+
+
+def measure(builds, args, cells):
+    """Process after process: start, (first: calibrate), time
+    ``--rounds`` rounds, stop; until ``--processes``, ``--minutes`` or
+    every cell decided.  Returns ({clock: {side: [[[seconds per round]
+    per process] per cell]}}, iterations per chunk, start-up seconds)."""
+    times = None
+    n_iter = None
+    startup = []
+    t_end = time.perf_counter() + 60.0 * args.minutes
+    for g in range(args.processes):
+        t0 = time.perf_counter()
+        with ExitStack() as stack:
+            workers, prep = start_sides(builds, args, stack, first=g == 0)
+            startup.append(time.perf_counter() - t0)
+            if g == 0:
+                print("processes 1 compiled or loaded and warmed (s): "
+                      + ", ".join(f"{s} {v:.0f}" for s, v in prep.items()),
+                      flush=True)
+                if args.compile_only:
+                    return None, None, startup
+                n_iter = [workers["new"].ask(op="calibrate", cell=i,
+                                             target=args.chunk)["n_iter"]
+                          for i in range(len(cells))]
+                print("iterations per chunk: " + ", ".join(
+                    f"{sh} {so} {k}" for (sh, so), k in zip(cells, n_iter)),
+                    flush=True)
+            part = time_rounds(workers, n_iter, args.rounds,
+                               first_round=g * args.rounds)
+        if times is None:
+            times = {clock: {side: [[] for _ in cells] for side in sides}
+                     for clock, sides in part.items()}
+        for clock, sides in part.items():
+            for side, cell_rounds in sides.items():
+                for cell, rounds in enumerate(cell_rounds):
+                    times[clock][side][cell].append(rounds)
+        done = g + 1
+        if progress(times[args.clock], args, done, t_end):
+            break
+    return times, n_iter, startup
+
+
+def progress(times, args, done, t_end):
+    """A line per set of processes; whether to stop (``--minutes``
+    reached, or every cell decided after ``--min-processes``)."""
+    ests = estimates(times, pairs_of(times), args.ci)
+    widest = max(e.width for e in ests[("new", "old")])
+    left = (t_end - time.perf_counter()) / 60
+    print(f"processes {done}: {args.minutes - left:.1f} min, widest A/B "
+          f"CI {100 * widest:.1f} %", flush=True)
+    if time.perf_counter() > t_end:
+        print(f"--minutes {args.minutes:g} reached after {done} sets of "
+              "processes", flush=True)
+        return True
+    return done >= args.min_processes and all(
+        not ab_stats.verdict(e).startswith("undecided")
+        for es in ests.values() for e in es)
+
+
 def estimates(times, pairs, method):
-    """{(num, den): [Estimate per cell]} of the paired ratios num / den."""
+    """{(num, den): [Estimate per cell]} of the ratios num / den, one
+    log-ratio per set of processes."""
     return {(num, den): [ab_stats.estimate(
-        ab_stats.paired_log_ratios(a, b), method)
+        ab_stats.process_log_ratios(a, b), method)
         for a, b in zip(times[num], times[den])] for num, den in pairs}
 
 
@@ -271,25 +344,23 @@ def pairs_of(sides):
     return [("new", "old")] + ([("aa", "new")] if "aa" in sides else [])
 
 
-def all_decided(times, method):
-    return all(not ab_stats.verdict(e).startswith("undecided")
-               for ests in estimates(times, pairs_of(times), method).values()
-               for e in ests)
-
-
-def print_table(title, cells, ests, times, num, den, n_iter):
+def print_table(title, cells, ests, times, num, den, n_iter, samples):
     """One line per cell: both sides' µs per iteration, the ratio, its
-    interval, the per-round spread and the verdict."""
+    interval, the spread between sets of processes (median absolute
+    deviation) and the verdict."""
     print(f"\n{title}")
     head = (f"{'cell':<20}{den + ' µs/it':>13}{num + ' µs/it':>13}"
-            f"{num + '/' + den:>9}  {'95 % CI':<13}{'round ±':>8}  verdict")
+            f"{num + '/' + den:>9}  {'95 % CI':<13}{'proc ±':>8}  verdict")
     print(head)
     print("-" * len(head))
     for i, ((shape, solver), est) in enumerate(zip(cells, ests)):
-        us = {s: 1e6 * ab_stats.median(times[s][i]) / (2 * n_iter[i])
-              for s in (num, den)}
+        us = {s: 1e6 * ab_stats.median(
+            [t for proc in times[s][i] for t in proc]) / (2 * n_iter[i])
+            for s in (num, den)}
         flag = "  (rule: > 5 % slower)" if (
             num == "new" and ab_stats.slipped(est)) else ""
+        if not same_work(samples, num, den, i):
+            flag += "  (samples differ: not the same work)"
         print(f"{shape + ' ' + solver:<20}{us[den]:>13.2f}{us[num]:>13.2f}"
               f"{est.ratio:>9.3f}  {est.low:.3f}-{est.high:<7.3f}"
               f"{100 * est.spread:>7.1f}%  {ab_stats.verdict(est)}{flag}",
@@ -310,8 +381,11 @@ def print_noise(ests):
 
 
 def main(argv=None):
-    """Check out, compile, time the rounds, print the verdicts."""
+    """Check out, compile, time the sets of processes, print the
+    verdicts."""
     args = parse_args(argv)
+    # a plain kill ends the rounds like Ctrl-C: the worktrees are removed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     info = machine_info()
     cells = cell_names(args)
     started = datetime.datetime.now().isoformat(timespec="seconds")
@@ -319,6 +393,7 @@ def main(argv=None):
           f"{started}, {info.get('cpu')}, {info.get('nproc')} cores",
           flush=True)
     scratch = scratch_dir(args.scratch)
+    t0 = time.perf_counter()
     with ExitStack() as stack:
         old = stack.enter_context(checkout(REPO, args.old, scratch))
         same = args.new != WORKTREE and old.commit and _same_commit(
@@ -328,34 +403,23 @@ def main(argv=None):
         builds = dict(old=old, new=new)
         print(f"old {old.name} = {old.label} ({old.root}), "
               f"new {new.name} = {new.label} ({new.root})", flush=True)
-        t0 = time.perf_counter()
-        workers, prep = start_sides(builds, args, stack)
-        print("compiled and warmed (s): " + ", ".join(
-            f"{s} {v:.0f}" for s, v in prep.items()), flush=True)
-        if args.compile_only:
-            return 0
-        n_iter = [workers["new"].ask(op="calibrate", cell=i,
-                                     target=args.chunk)["n_iter"]
-                  for i in range(len(cells))]
-        print("iterations per chunk: " + ", ".join(
-            f"{sh} {so} {k}" for (sh, so), k in zip(cells, n_iter)),
-              flush=True)
-        t_rounds = time.perf_counter()
-        times = run_rounds(workers, n_iter, args,
-                           on_round=_progress(args, t_rounds))
-        timed_s = time.perf_counter() - t_rounds
+        times, n_iter, startup = measure(builds, args, cells)
+    if times is None:
+        return 0
+    total = time.perf_counter() - t0
     times, all_times = times[args.clock], times
+    samples = all_times["samples"]
     ests = estimates(times, pairs_of(times), args.ci)
-    rounds = len(times["new"][0])
-    print(f"\n{rounds} rounds in {timed_s / 60:.1f} min "
-          f"(+{(t_rounds - t0) / 60:.1f} min compile and calibration); "
-          f"chunks of ~{args.chunk:g} s, {args.clock} time, {args.ci} "
-          "interval", flush=True)
+    print(f"\n{len(startup)} sets of processes x {args.rounds} rounds in "
+          f"{total / 60:.1f} min (start-ups {sum(startup) / 60:.1f} min, the "
+          f"first {startup[0]:.0f} s); chunks of ~{args.chunk:g} s, "
+          f"{args.clock} time, {args.ci} interval", flush=True)
     print_table(f"A/B: new {new.label} / old {old.label}", cells,
-                ests[("new", "old")], times, "new", "old", n_iter)
+                ests[("new", "old")], times, "new", "old", n_iter, samples)
     if ("aa", "new") in ests:
         print_table("A/A: new / new (a second process of the new build)",
-                    cells, ests[("aa", "new")], times, "aa", "new", n_iter)
+                    cells, ests[("aa", "new")], times, "aa", "new", n_iter,
+                    samples)
         print_noise(ests[("aa", "new")])
     if args.json:
         write_json(args, info, started, builds, cells, n_iter, all_times,
@@ -368,25 +432,11 @@ def _same_commit(old, rev):
     return resolve(REPO, rev) == old.commit
 
 
-def _progress(args, t_start):
-    """Every 10 rounds: a progress line; stops once every cell is decided
-    after ``--min-rounds``."""
-    def on_round(done, times):
-        if done % 10:
-            return False
-        ests = estimates(times, pairs_of(times), args.ci)
-        widest = max(e.width for e in ests[("new", "old")])
-        print(f"round {done}: {(time.perf_counter() - t_start) / 60:.1f} "
-              f"min, widest A/B CI {100 * widest:.1f} %", flush=True)
-        return done >= args.min_rounds and all_decided(times, args.ci)
-    return on_round
-
-
 def write_json(args, info, started, builds, cells, n_iter, times, ests):
-    """Settings, builds, every round's seconds per clock, side and cell,
-    and the estimates with their verdicts."""
+    """Settings, builds, every round's seconds (per clock, side, cell and
+    set of processes), the estimates with their verdicts."""
     def est_dict(e):
-        return dict(ratio=e.ratio, low=e.low, high=e.high, rounds=e.rounds,
+        return dict(ratio=e.ratio, low=e.low, high=e.high, n=e.n,
                     spread=e.spread, verdict=ab_stats.verdict(e),
                     slipped=ab_stats.slipped(e))
     out = dict(

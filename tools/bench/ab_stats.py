@@ -3,10 +3,14 @@
 On a shared 2-core machine one timing moves by +-20 % from one minute to
 the next, so a single new / old figure cannot tell a 10 % slip from noise.
 Each round times both builds back to back on the same iterations, so the
-machine's drift is shared within the pair; the per-round paired log-ratio
-``log(t_new / t_old)`` is what varies around the true ratio.  Its median
-(robust against a round hit by another job) is the estimate, and a
-distribution-free interval gives how sure it is:
+machine's drift is shared within the pair: the per-round paired log-ratio
+``log(t_new / t_old)`` varies little within one pair of processes.  But a
+process keeps a speed of its own for its whole life (the same build, two
+processes: up to 40 % apart on one cell, steady over 18 minutes), so the
+unit of replication is the pair of processes: ``process_log_ratios`` takes
+the median of each pair's rounds, and the estimate is the median over the
+pairs (robust against a process that drew a bad placement), with a
+distribution-free interval:
 
 * ``sign_interval``: the order statistics of the sign test, an exact
   (at least ``level``) interval for the median of any continuous
@@ -41,6 +45,17 @@ def paired_log_ratios(new_times, old_times):
                              f"old={old!r}")
         out.append(math.log(new / old))
     return out
+
+
+def process_log_ratios(new_rounds, old_rounds):
+    """One log-ratio per pair of processes: the median of its rounds'
+    paired log-ratios (``new_rounds[g][r]``, ``old_rounds[g][r]``: seconds
+    of round ``r`` of the ``g``-th pair)."""
+    if len(new_rounds) != len(old_rounds):
+        raise ValueError(f"new_rounds and old_rounds differ in processes "
+                         f"({len(new_rounds)} != {len(old_rounds)})")
+    return [median(paired_log_ratios(new, old))
+            for new, old in zip(new_rounds, old_rounds)]
 
 
 def median(values):
@@ -104,12 +119,12 @@ def _check_level(level):
 @dataclass(frozen=True)
 class Estimate:
     """A cell's new / old ratio: median of the paired ratios, its
-    interval, the rounds behind it and their spread (the median absolute
-    deviation of the log-ratios, as a ratio: 0.05 is +-5 % per round)."""
+    interval, how many paired log-ratios are behind it and their spread
+    (their median absolute deviation, as a ratio: 0.05 is +-5 %)."""
     ratio: float
     low: float
     high: float
-    rounds: int
+    n: int
     spread: float
 
     @property
@@ -121,8 +136,8 @@ class Estimate:
 
 
 def estimate(log_ratios, method="sign", level=0.95, seed=0):
-    """The ``Estimate`` of a cell from its per-round paired log-ratios
-    (``method``: "sign" or "bootstrap")."""
+    """The ``Estimate`` of a cell from its paired log-ratios (one per set
+    of processes; ``method``: "sign" or "bootstrap")."""
     xs = list(log_ratios)
     if not xs:
         raise ValueError("no rounds to estimate from")
@@ -135,7 +150,7 @@ def estimate(log_ratios, method="sign", level=0.95, seed=0):
     mid = median(xs)
     mad = median(abs(x - mid) for x in xs)
     return Estimate(ratio=math.exp(mid), low=math.exp(lo),
-                    high=math.exp(hi), rounds=len(xs),
+                    high=math.exp(hi), n=len(xs),
                     spread=math.exp(mad) - 1.0)
 
 
@@ -145,7 +160,7 @@ def verdict(est, band=BAND, max_width=MAX_WIDTH):
     "slower" / "faster": the whole interval lies beyond ``1 +- band``;
     "same within +-3 %": the whole interval lies within it; otherwise
     "undecided", because the interval is wider than ``max_width`` (more
-    rounds narrow it) or, narrow, straddles an edge of the band.  A narrow
+    processes narrow it) or, narrow, straddles an edge of the band.  A narrow
     interval on one side of 1 that touches the band still says "slower" /
     "faster" (by less than the band: the text gives the interval).
     """
@@ -159,13 +174,13 @@ def verdict(est, band=BAND, max_width=MAX_WIDTH):
         return f"same within ±{pct} %"
     if est.width > max_width:
         return (f"undecided: CI width {_pct(est.width)} > "
-                f"{round(100 * max_width)} %, run more rounds")
+                f"{round(100 * max_width)} %, run more processes")
     if lo > 1.0:
         return "slower"
     if hi < 1.0:
         return "faster"
     return (f"undecided: CI {lo:.3f}-{hi:.3f} crosses the ±{pct} % "
-            "edge, run more rounds")
+            "edge, run more processes")
 
 
 def _pct(x):

@@ -20,8 +20,10 @@ original stdout (anything else the build prints goes to stderr):
 * ``{"op": "calibrate", "cell": i, "target": s}``: iterations of cell
   ``i`` that last about ``s`` seconds;
 * ``{"op": "time", "cell": i, "n_iter": k}``: run ``k`` iterations, answer
-  ``{"wall": seconds, "cpu": seconds, "iters": done}`` (the CPU time of
-  the timing thread leaves out the time another process held the core);
+  ``{"wall": seconds, "cpu": seconds, "iters": done, "samples": n}`` (the
+  CPU time of the timing thread leaves out the time another process held
+  the core; ``n`` sample evaluations tell whether both sides did the same
+  work, e.g. SPABA's random full passes);
 * ``{"op": "quit"}``.
 """
 import json
@@ -51,38 +53,50 @@ class Side:
 
     def __init__(self, msg):
         from tools.bench import shapes as sh
+        self.make_run = sh.make_run
         self.problems = build_problems(
             sorted({shape for shape, _ in msg["cells"]}), msg["dtype"],
             msg["dim"], msg["n"])
-        self.runs = []
-        for shape, solver in msg["cells"]:
-            problem = self.problems[shape]
-            config = sh.problem_config(
-                problem, solver, msg["batch_size"],
-                step_size=msg["step_size"][shape],
-                sampling=msg["sampling"])
-            run = sh.make_run(problem, config)
-            run.run(msg["warmup"])  # compiles or loads on first use
-            if run.diverged:
-                raise RuntimeError(f"{solver} on {shape} diverged in its "
-                                   "warm-up")
-            self.runs.append(run)
+        self.warmup = msg["warmup"]
+        self.shapes = [shape for shape, _ in msg["cells"]]
+        self.configs = [sh.problem_config(
+            self.problems[shape], solver, msg["batch_size"],
+            step_size=msg["step_size"][shape], sampling=msg["sampling"])
+            for shape, solver in msg["cells"]]
+        self.runs = [self.fresh_run(cell)
+                     for cell in range(len(self.configs))]
+
+    def fresh_run(self, cell):
+        """A run of ``cell`` from the starting point, warmed up (its first
+        call compiles or loads the code)."""
+        problem = self.problems[self.shapes[cell]]
+        run = self.make_run(problem, self.configs[cell])
+        run.run(self.warmup)
+        if run.diverged:
+            raise RuntimeError(f"cell {cell} diverged in its warm-up")
+        return run
 
     def chunk(self, cell, n_iter):
-        """Wall seconds, CPU seconds of this thread and iterations of
-        ``n_iter`` more iterations."""
+        """Wall seconds, CPU seconds of this thread, iterations and sample
+        evaluations of ``n_iter`` more iterations."""
         run = self.runs[cell]
-        k0 = run.iteration
+        k0, s0 = run.iteration, run.n_samples
         c0, t0 = time.thread_time(), time.perf_counter()
         run.run(n_iter)
         elapsed = time.perf_counter() - t0
-        return elapsed, time.thread_time() - c0, run.iteration - k0
+        return (elapsed, time.thread_time() - c0, run.iteration - k0,
+                run.n_samples - s0)
 
     def calibrate(self, cell, target):
-        """Iterations lasting about ``target`` seconds (at least 1)."""
+        """Iterations lasting about ``target`` seconds (at least 1), on a
+        run of its own: the cell's run keeps the iterations of the other
+        side's."""
+        run = self.fresh_run(cell)
         n_iter = 1
         while True:
-            elapsed, _, done = self.chunk(cell, n_iter)
+            k0, t0 = run.iteration, time.perf_counter()
+            run.run(n_iter)
+            elapsed, done = time.perf_counter() - t0, run.iteration - k0
             if done < n_iter:
                 raise RuntimeError(f"cell {cell} stopped iterating")
             if elapsed >= target / 4:
@@ -105,8 +119,9 @@ def serve(requests, answer):
         elif op == "calibrate":
             answer(dict(n_iter=side.calibrate(msg["cell"], msg["target"])))
         elif op == "time":
-            wall, cpu, done = side.chunk(msg["cell"], msg["n_iter"])
-            answer(dict(wall=wall, cpu=cpu, iters=done))
+            wall, cpu, done, samples = side.chunk(msg["cell"],
+                                                  msg["n_iter"])
+            answer(dict(wall=wall, cpu=cpu, iters=done, samples=samples))
         else:
             raise ValueError(f"unknown op {op!r}; allowed: prepare, "
                              "calibrate, time, quit")
