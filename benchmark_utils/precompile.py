@@ -302,6 +302,17 @@ class Background:
             child.kill()
 
 
+def queue_order(kernels):
+    """The order the children take ``kernels`` in: longest first (the
+    run's process takes back the short ones it meets before a child
+    starts them, so both work until the end), ties in the run's order;
+    the metrics' passes last (the Objective compiles them in the run's
+    process when it meets the first multiclass data: a child then loads
+    them, if it gets there after)."""
+    return sorted(kernels, key=lambda k: (k.entry == "metrics",
+                                          -k.seconds()))
+
+
 def estimate_seconds(kernels, workers):
     """About how long ``kernels`` take on ``workers`` processes, each
     started on the first free one (``Kernel.seconds``)."""
@@ -331,7 +342,7 @@ def precompile(kernels, workers=None, say=print):
     Returns {kernel: seconds} of those compiled; a RuntimeError names
     those that failed.  Safe beside other processes compiling the same
     kernels (``numba_cache`` locks each save)."""
-    todo = [k for k in dict.fromkeys(kernels) if not is_ready(k)]
+    todo = queue_order(k for k in dict.fromkeys(kernels) if not is_ready(k))
     if not todo:
         return {}
     workers = min(workers or usable_cores(), len(todo))
@@ -426,11 +437,7 @@ def _start_for_command(context, kernel):
         print(f"the kernels this run needs could not be listed ({err!r}): "
               "each compiles when first used", flush=True)
         return None
-    # The Objective compiles the metrics' passes in the run's process when
-    # it meets the first multiclass data: a child helps with them only
-    # once the solvers' kernels are started (it then loads them, if the
-    # run's process saved them first).
-    todo.sort(key=lambda k: k.entry == "metrics")
+    todo = queue_order(todo)
     if todo:
         workers = min(len(todo), max(1, usable_cores() - 1))
         here = None if kernel is None or is_ready(kernel) else kernel

@@ -210,9 +210,10 @@ def test_a_command_starts_the_missing_kernels_but_the_requested_one(
         precompile.compile_for_run("SPABA", np.float64, "quadratic")
         [background] = FakeBackground.made
         # the requested kernel compiles here; the cached one nowhere; the
-        # metrics' passes, which the Objective compiles here, come last
+        # longest first, the metrics' passes (the Objective compiles them
+        # here) last
         assert background.kernels == [
-            Kernel("core", "logreg"), Kernel("core", "multilogreg"),
+            Kernel("core", "multilogreg"), Kernel("core", "logreg"),
             Kernel("metrics", "multiclass")]
         assert background.workers == 2  # the cores less the run's
         said = capsys.readouterr().out
@@ -298,6 +299,19 @@ def test_closing_stops_the_children(tmp_path):
     background.close()  # at exit: a killed, b never started
     assert not background.wait(a)
     assert b not in background.seconds
+
+
+def test_children_take_the_longest_first_and_the_metrics_last():
+    kernels = [Kernel("metrics", "multiclass"), Kernel("core", "quadratic"),
+               Kernel("core", "logreg"),
+               Kernel("baselines", "logreg", "float64", "VRBO"),
+               Kernel("core", "multilogreg"), Kernel("core", "datacleaning")]
+    # 10, 12, 20, 30, 30 s (FIRST_COMPILE_S): ties in the run's order
+    assert precompile.queue_order(kernels) == [
+        Kernel("core", "multilogreg"), Kernel("core", "datacleaning"),
+        Kernel("baselines", "logreg", "float64", "VRBO"),
+        Kernel("core", "logreg"), Kernel("core", "quadratic"),
+        Kernel("metrics", "multiclass")]
 
 
 def test_the_announcement_says_what_and_about_how_long():
