@@ -274,45 +274,62 @@ def same_work(samples, num, den, cell):
     return samples[num][cell] == samples[den][cell]
 
 
-def measure(builds, args, cells):
+def measure(builds, args, cells, on_set=None):
     """Process after process: start, (first: calibrate), time
-    ``--rounds`` rounds, stop; until ``--processes``, ``--minutes`` or
-    every cell decided.  Returns ({clock: {side: [[[seconds per round]
-    per process] per cell]}}, iterations per chunk, start-up seconds)."""
+    ``--rounds`` rounds, stop; until ``--processes``, ``--minutes``, a
+    kill, or every cell decided.  Calls ``on_set(times, n_iter)`` after
+    each set.  Returns ({clock: {side: [[[seconds per round] per process]
+    per cell]}}, iterations per chunk, start-up seconds)."""
     times = None
     n_iter = None
     startup = []
     t_end = time.perf_counter() + 60.0 * args.minutes
     for g in range(args.processes):
-        t0 = time.perf_counter()
-        with ExitStack() as stack:
-            workers, prep = start_sides(builds, args, stack, first=g == 0)
-            startup.append(time.perf_counter() - t0)
+        try:
+            part, n_iter = one_set(builds, args, cells, g, n_iter, startup)
+        except (Stopped, KeyboardInterrupt):
+            print(f"stopped: {g} complete sets of processes", flush=True)
             if g == 0:
-                print("processes 1 compiled or loaded and warmed (s): "
-                      + ", ".join(f"{s} {v:.0f}" for s, v in prep.items()),
-                      flush=True)
-                if args.compile_only:
-                    return None, None, startup
-                n_iter = [workers["new"].ask(op="calibrate", cell=i,
-                                             target=args.chunk)["n_iter"]
-                          for i in range(len(cells))]
-                print("iterations per chunk: " + ", ".join(
-                    f"{sh} {so} {k}" for (sh, so), k in zip(cells, n_iter)),
-                    flush=True)
-            part = time_rounds(workers, n_iter, args.rounds,
-                               first_round=g * args.rounds)
+                raise
+            break
+        if part is None:
+            return None, None, startup
         if times is None:
-            times = {clock: {side: [[] for _ in cells] for side in sides}
-                     for clock, sides in part.items()}
-        for clock, sides in part.items():
+            times = {key: {side: [[] for _ in cells] for side in sides}
+                     for key, sides in part.items()}
+        for key, sides in part.items():
             for side, cell_rounds in sides.items():
                 for cell, rounds in enumerate(cell_rounds):
-                    times[clock][side][cell].append(rounds)
-        done = g + 1
-        if progress(times[args.clock], args, done, t_end):
+                    times[key][side][cell].append(rounds)
+        if on_set:
+            on_set(times, n_iter)
+        if progress(times[args.clock], args, g + 1, t_end):
             break
     return times, n_iter, startup
+
+
+def one_set(builds, args, cells, g, n_iter, startup):
+    """Start the ``g``-th set of processes, calibrate (the first set),
+    time its rounds; returns (times, n_iter), or (None, None) after the
+    first set's compile with ``--compile-only``."""
+    t0 = time.perf_counter()
+    with ExitStack() as stack:
+        workers, prep = start_sides(builds, args, stack, first=g == 0)
+        startup.append(time.perf_counter() - t0)
+        if g == 0:
+            print("processes 1 compiled or loaded and warmed (s): "
+                  + ", ".join(f"{s} {v:.0f}" for s, v in prep.items()),
+                  flush=True)
+            if args.compile_only:
+                return None, None
+            n_iter = [workers["new"].ask(op="calibrate", cell=i,
+                                         target=args.chunk)["n_iter"]
+                      for i in range(len(cells))]
+            print("iterations per chunk: " + ", ".join(
+                f"{sh} {so} {k}" for (sh, so), k in zip(cells, n_iter)),
+                flush=True)
+        return time_rounds(workers, n_iter, args.rounds,
+                           first_round=g * args.rounds), n_iter
 
 
 def progress(times, args, done, t_end):
@@ -344,10 +361,11 @@ def pairs_of(sides):
     return [("new", "old")] + ([("aa", "new")] if "aa" in sides else [])
 
 
-def print_table(title, cells, ests, times, num, den, n_iter, samples):
+def print_table(title, cells, ests, times, pair, n_iter, samples):
     """One line per cell: both sides' µs per iteration, the ratio, its
     interval, the spread between sets of processes (median absolute
     deviation) and the verdict."""
+    num, den = pair
     print(f"\n{title}")
     head = (f"{'cell':<20}{den + ' µs/it':>13}{num + ' µs/it':>13}"
             f"{num + '/' + den:>9}  {'95 % CI':<13}{'proc ±':>8}  verdict")
@@ -384,8 +402,7 @@ def main(argv=None):
     """Check out, compile, time the sets of processes, print the
     verdicts."""
     args = parse_args(argv)
-    # a plain kill ends the rounds like Ctrl-C: the worktrees are removed
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGTERM, _stop)
     info = machine_info()
     cells = cell_names(args)
     started = datetime.datetime.now().isoformat(timespec="seconds")
@@ -403,28 +420,52 @@ def main(argv=None):
         builds = dict(old=old, new=new)
         print(f"old {old.name} = {old.label} ({old.root}), "
               f"new {new.name} = {new.label} ({new.root})", flush=True)
-        times, n_iter, startup = measure(builds, args, cells)
+        header = dict(started=started, machine=info, builds={
+            s: dict(name=b.name, commit=b.commit) for s, b in builds.items()},
+            settings={k: v for k, v in vars(args).items() if k != "json"},
+            cells=[list(c) for c in cells])
+
+        def record(times, n_iter):
+            if args.json:
+                write_json(args.json, header, n_iter, times, args.ci)
+        times, n_iter, startup = measure(builds, args, cells, record)
     if times is None:
         return 0
-    total = time.perf_counter() - t0
-    times, all_times = times[args.clock], times
-    samples = all_times["samples"]
+    print_results(args, builds, cells, times, n_iter,
+                  dict(total=time.perf_counter() - t0, startup=startup))
+    if args.json:
+        print(f"\nfigures written to {args.json}")
+    return 0
+
+
+def print_results(args, builds, cells, times, n_iter, seconds):
+    """The A/B's table, the A/A's and the noise check's summary."""
+    samples = times["samples"]
+    times = times[args.clock]
     ests = estimates(times, pairs_of(times), args.ci)
-    print(f"\n{len(startup)} sets of processes x {args.rounds} rounds in "
-          f"{total / 60:.1f} min (start-ups {sum(startup) / 60:.1f} min, the "
-          f"first {startup[0]:.0f} s); chunks of ~{args.chunk:g} s, "
+    sets = len(times["new"][0])
+    print(f"\n{sets} sets of processes x {args.rounds} rounds in "
+          f"{seconds['total'] / 60:.1f} min (start-ups "
+          f"{sum(seconds['startup']) / 60:.1f} min, the first "
+          f"{seconds['startup'][0]:.0f} s); chunks of ~{args.chunk:g} s, "
           f"{args.clock} time, {args.ci} interval", flush=True)
-    print_table(f"A/B: new {new.label} / old {old.label}", cells,
-                ests[("new", "old")], times, "new", "old", n_iter, samples)
+    print_table(f"A/B: new {builds['new'].label} / old "
+                f"{builds['old'].label}", cells, ests[("new", "old")],
+                times, ("new", "old"), n_iter, samples)
     if ("aa", "new") in ests:
         print_table("A/A: new / new (a second process of the new build)",
-                    cells, ests[("aa", "new")], times, "aa", "new", n_iter,
-                    samples)
+                    cells, ests[("aa", "new")], times, ("aa", "new"),
+                    n_iter, samples)
         print_noise(ests[("aa", "new")])
-    if args.json:
-        write_json(args, info, started, builds, cells, n_iter, all_times,
-                   ests)
-    return 0
+
+
+class Stopped(Exception):
+    """A plain kill (SIGTERM) or Ctrl-C: the complete sets of processes
+    are reported and the worktrees removed."""
+
+
+def _stop(*_):
+    raise Stopped()
 
 
 def _same_commit(old, rev):
@@ -432,25 +473,21 @@ def _same_commit(old, rev):
     return resolve(REPO, rev) == old.commit
 
 
-def write_json(args, info, started, builds, cells, n_iter, times, ests):
-    """Settings, builds, every round's seconds (per clock, side, cell and
-    set of processes), the estimates with their verdicts."""
+def write_json(path, header, n_iter, times, method):
+    """The header (date, machine, builds, settings, cells), the iterations
+    per chunk, every round's seconds and samples (per clock, side, cell
+    and set of processes) and the estimates with their verdicts; written
+    after every set of processes."""
     def est_dict(e):
         return dict(ratio=e.ratio, low=e.low, high=e.high, n=e.n,
                     spread=e.spread, verdict=ab_stats.verdict(e),
                     slipped=ab_stats.slipped(e))
-    out = dict(
-        started=started, machine=info,
-        builds={s: dict(name=b.name, commit=b.commit)
-                for s, b in builds.items()},
-        settings={k: v for k, v in vars(args).items()
-                  if k not in ("json",)},
-        cells=[list(c) for c in cells], n_iter=n_iter, times=times,
-        estimates={f"{num}/{den}": [est_dict(e) for e in es]
-                   for (num, den), es in ests.items()})
-    text = json.dumps(out, indent=1, default=_finite)
-    Path(args.json).write_text(text)
-    print(f"\nfigures written to {args.json}")
+    clock = header["settings"]["clock"]
+    ests = estimates(times[clock], pairs_of(times[clock]), method)
+    out = dict(header, n_iter=n_iter, times=times, estimates={
+        f"{num}/{den}": [est_dict(e) for e in es]
+        for (num, den), es in ests.items()})
+    Path(path).write_text(json.dumps(out, indent=1, default=_finite))
 
 
 def _finite(x):
