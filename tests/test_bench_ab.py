@@ -200,3 +200,37 @@ def test_a_side_answers_the_protocol():
     assert answers[2]["iters"] == 7
     assert answers[2]["wall"] > 0 and answers[2]["cpu"] > 0
     assert answers[2]["samples"] == 7 * 2 * 8  # SOBA: a UL and an LL batch
+
+
+def ab_json(path, cells, ratio, sets, commit_new="b" * 40):
+    """A ``--json`` file of synthetic sets: new = ratio x old, A/A equal."""
+    times = {clock: {side: [[[(ratio if side != "old" else 1.0)
+                              * (1 + 0.01 * ((g % 3) - 1))] * 3
+                             for g in range(sets)] for _ in cells]
+                     for side in ("old", "new", "aa")}
+             for clock in ab.CLOCKS}
+    times["samples"] = {side: [[[64] * 3] * sets for _ in cells]
+                        for side in ("old", "new", "aa")}
+    path.write_text(json.dumps(dict(
+        started="2026-01-01T00:00:00", unit=ab.UNIT, cells=cells,
+        n_iter=[10] * len(cells), times=times,
+        builds=dict(old=dict(name="o", commit="a" * 40),
+                    new=dict(name="n", commit=commit_new)),
+        settings=dict(clock="cpu", ci="sign", rounds=3, chunk=0.05))))
+    return str(path)
+
+
+def test_pooled_runs_add_their_sets_cell_by_cell(tmp_path, capsys):
+    one = ab_json(tmp_path / "one.json", [["covtype", "SOBA"],
+                                          ["mnist", "SOBA"]], 1.1, 5)
+    two = ab_json(tmp_path / "two.json", [["covtype", "SOBA"]], 1.1, 6)
+    assert ab.main(["--pool", one, two]) == 0
+    out = capsys.readouterr().out
+    assert "5-11 sets of processes per cell" in out
+    covtype = next(line for line in out.splitlines()
+                   if line.startswith("covtype SOBA"))
+    assert "1.100" in covtype and " 11 " in covtype and "slower" in covtype
+    other = ab_json(tmp_path / "other.json", [["covtype", "SOBA"]], 1.0, 6,
+                    commit_new="c" * 40)
+    with pytest.raises(ValueError, match="other builds"):
+        ab.main(["--pool", one, other])

@@ -53,6 +53,7 @@ from .shapes import SHAPES
 PROG = "python -m tools.bench.ab"
 WORKER = Path(__file__).with_name("ab_worker.py")
 CLOCKS = ("cpu", "wall")
+UNIT = "seconds per iteration"
 
 
 def parse_args(argv=None):
@@ -60,7 +61,7 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         prog=PROG, description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--old", required=True,
+    parser.add_argument("--old",
                         help="the reference build: a commit (or branch, tag)")
     parser.add_argument("--new", default=WORKTREE,
                         help=f"the build under test: a commit, or {WORKTREE} "
@@ -116,7 +117,15 @@ def parse_args(argv=None):
     parser.add_argument("--json", metavar="PATH",
                         help="write the settings, every round's times and "
                         "the estimates here")
+    parser.add_argument("--pool", nargs="+", metavar="JSON",
+                        help="time nothing: print the tables of the sets of "
+                        "processes of these --json files together (the same "
+                        "builds and cells)")
     args = parser.parse_args(argv)
+    if args.pool:
+        return args
+    if not args.old:
+        parser.error("--old is required (or --pool)")
     args.shapes = _names(parser, "--shape", args.shape, SHAPES)
     args.solvers = _names(parser, "--solvers", args.solvers, _solver_names())
     for name in ("processes", "min_processes", "rounds", "batch_size",
@@ -245,8 +254,9 @@ def palindrome(sides, round_index):
 
 def time_rounds(workers, n_iter, rounds, first_round=0):
     """``rounds`` timed rounds of one set of processes; returns {clock:
-    {side: [[seconds per round] per cell]}} for both clocks, and the
-    sample evaluations of each round under ``"samples"``."""
+    {side: [[seconds per iteration, per round] per cell]}} for both
+    clocks, and the sample evaluations of each round under
+    ``"samples"``."""
     sides = tuple(workers)
     keys = CLOCKS + ("samples",)
     times = {key: {side: [[] for _ in n_iter] for side in sides}
@@ -262,6 +272,8 @@ def time_rounds(workers, n_iter, rounds, first_round=0):
                                        "iterations (diverged?)")
                 for key in keys:
                     spent[key][side] += answer[key]
+            for clock, side in itertools.product(CLOCKS, sides):
+                spent[clock][side] /= 2 * k  # two chunks per side
             for key, side in itertools.product(keys, sides):
                 times[key][side][cell].append(spent[key][side])
     return times
@@ -278,8 +290,9 @@ def measure(builds, args, cells, on_set=None):
     """Process after process: start, (first: calibrate), time
     ``--rounds`` rounds, stop; until ``--processes``, ``--minutes``, a
     kill, or every cell decided.  Calls ``on_set(times, n_iter)`` after
-    each set.  Returns ({clock: {side: [[[seconds per round] per process]
-    per cell]}}, iterations per chunk, start-up seconds)."""
+    each set.  Returns ({clock: {side: [[[seconds per iteration, per
+    round] per set of processes] per cell]}}, iterations per chunk,
+    start-up seconds)."""
     times = None
     n_iter = None
     startup = []
@@ -361,27 +374,28 @@ def pairs_of(sides):
     return [("new", "old")] + ([("aa", "new")] if "aa" in sides else [])
 
 
-def print_table(title, cells, ests, times, pair, n_iter, samples):
+def print_table(title, cells, ests, times, pair, samples):
     """One line per cell: both sides' µs per iteration, the ratio, its
     interval, the spread between sets of processes (median absolute
     deviation) and the verdict."""
     num, den = pair
     print(f"\n{title}")
     head = (f"{'cell':<20}{den + ' µs/it':>13}{num + ' µs/it':>13}"
-            f"{num + '/' + den:>9}  {'95 % CI':<13}{'proc ±':>8}  verdict")
+            f"{num + '/' + den:>9}  {'95 % CI':<13}{'sets':>5}{'proc ±':>8}"
+            "  verdict")
     print(head)
     print("-" * len(head))
     for i, ((shape, solver), est) in enumerate(zip(cells, ests)):
         us = {s: 1e6 * ab_stats.median(
-            [t for proc in times[s][i] for t in proc]) / (2 * n_iter[i])
-            for s in (num, den)}
+            [t for proc in times[s][i] for t in proc]) for s in (num, den)}
         flag = "  (rule: > 5 % slower)" if (
             num == "new" and ab_stats.slipped(est)) else ""
         if not same_work(samples, num, den, i):
             flag += "  (samples differ: not the same work)"
         print(f"{shape + ' ' + solver:<20}{us[den]:>13.2f}{us[num]:>13.2f}"
               f"{est.ratio:>9.3f}  {est.low:.3f}-{est.high:<7.3f}"
-              f"{100 * est.spread:>7.1f}%  {ab_stats.verdict(est)}{flag}",
+              f"{est.n:>5}{100 * est.spread:>7.1f}%  "
+              f"{ab_stats.verdict(est)}{flag}",
               flush=True)
 
 
@@ -402,6 +416,8 @@ def main(argv=None):
     """Check out, compile, time the sets of processes, print the
     verdicts."""
     args = parse_args(argv)
+    if args.pool:
+        return pool(args)
     signal.signal(signal.SIGTERM, _stop)
     info = machine_info()
     cells = cell_names(args)
@@ -431,31 +447,36 @@ def main(argv=None):
         times, n_iter, startup = measure(builds, args, cells, record)
     if times is None:
         return 0
-    print_results(args, builds, cells, times, n_iter,
+    print_results(args, {s: b.label for s, b in builds.items()}, cells,
+                  times,
                   dict(total=time.perf_counter() - t0, startup=startup))
     if args.json:
         print(f"\nfigures written to {args.json}")
     return 0
 
 
-def print_results(args, builds, cells, times, n_iter, seconds):
-    """The A/B's table, the A/A's and the noise check's summary."""
+def print_results(args, labels, cells, times, seconds=None):
+    """The A/B's table, the A/A's and the noise check's summary
+    (``labels``: the old and new builds' short names)."""
     samples = times["samples"]
     times = times[args.clock]
     ests = estimates(times, pairs_of(times), args.ci)
-    sets = len(times["new"][0])
-    print(f"\n{sets} sets of processes x {args.rounds} rounds in "
-          f"{seconds['total'] / 60:.1f} min (start-ups "
-          f"{sum(seconds['startup']) / 60:.1f} min, the first "
-          f"{seconds['startup'][0]:.0f} s); chunks of ~{args.chunk:g} s, "
-          f"{args.clock} time, {args.ci} interval", flush=True)
-    print_table(f"A/B: new {builds['new'].label} / old "
-                f"{builds['old'].label}", cells, ests[("new", "old")],
-                times, ("new", "old"), n_iter, samples)
+    counts = sorted({len(sets) for sets in times["new"]})
+    sets = "-".join(str(c) for c in dict.fromkeys((counts[0], counts[-1])))
+    took = "" if seconds is None else (
+        f" in {seconds['total'] / 60:.1f} min (start-ups "
+        f"{sum(seconds['startup']) / 60:.1f} min, the first "
+        f"{seconds['startup'][0]:.0f} s)")
+    print(f"\n{sets} sets of processes per cell x {args.rounds} rounds"
+          f"{took}; "
+          f"chunks of ~{args.chunk:g} s, {args.clock} time, {args.ci} "
+          "interval", flush=True)
+    print_table(f"A/B: new {labels['new']} / old {labels['old']}", cells,
+                ests[("new", "old")], times, ("new", "old"), samples)
     if ("aa", "new") in ests:
         print_table("A/A: new / new (a second process of the new build)",
                     cells, ests[("aa", "new")], times, ("aa", "new"),
-                    n_iter, samples)
+                    samples)
         print_noise(ests[("aa", "new")])
 
 
@@ -484,10 +505,62 @@ def write_json(path, header, n_iter, times, method):
                     slipped=ab_stats.slipped(e))
     clock = header["settings"]["clock"]
     ests = estimates(times[clock], pairs_of(times[clock]), method)
-    out = dict(header, n_iter=n_iter, times=times, estimates={
+    out = dict(header, n_iter=n_iter, unit=UNIT, times=times, estimates={
         f"{num}/{den}": [est_dict(e) for e in es]
         for (num, den), es in ests.items()})
     Path(path).write_text(json.dumps(out, indent=1, default=_finite))
+
+
+def load_sets(path):
+    """A ``--json`` file, its times in seconds per iteration (older files
+    hold the seconds of a round's two chunks of ``n_iter`` iterations, and
+    no sample evaluations)."""
+    data = json.loads(Path(path).read_text())
+    cpu = data["times"]["cpu"]
+    data["times"].setdefault("samples", {  # not recorded: taken as equal
+        side: [[None] * len(sets) for sets in cells]
+        for side, cells in cpu.items()})
+    if data.get("unit") != UNIT:
+        for clock in CLOCKS:
+            for cells in data["times"][clock].values():
+                for i, sets in enumerate(cells):
+                    k = 2 * data["n_iter"][i]
+                    cells[i] = [[t / k for t in rounds] for rounds in sets]
+    return data
+
+
+def pool(args):
+    """``--pool``: the sets of processes of several runs of the same two
+    builds read as one run, cell by cell (a cell pools the runs that timed
+    it; ``--clock``, ``--ci`` apply)."""
+    runs = [load_sets(path) for path in args.pool]
+    first = runs[0]
+
+    def commits(run):
+        return {s: b["commit"] for s, b in run["builds"].items()}
+
+    def sides(run):
+        return sorted(run["times"]["cpu"])
+    for path, run in zip(args.pool[1:], runs[1:]):
+        if commits(run) != commits(first) or sides(run) != sides(first):
+            raise ValueError(f"--pool: {path} times other builds (or "
+                             f"sides) than {args.pool[0]}")
+    cells = list(dict.fromkeys(tuple(c) for run in runs
+                               for c in run["cells"]))
+    times = {key: {side: [[] for _ in cells] for side in sides(first)}
+             for key in first["times"]}
+    for run in runs:
+        for i, cell in enumerate(map(tuple, run["cells"])):
+            for key, side in itertools.product(times, sides(first)):
+                times[key][side][cells.index(cell)].extend(
+                    run["times"][key][side][i])
+    settings = argparse.Namespace(**dict(
+        first["settings"], clock=args.clock, ci=args.ci))
+    labels = {s: (c or WORKTREE)[:10] for s, c in commits(first).items()}
+    print(f"{len(runs)} runs pooled: " + ", ".join(
+        f"{path} ({run['started']})" for path, run in zip(args.pool, runs)))
+    print_results(settings, labels, cells, times)
+    return 0
 
 
 def _finite(x):
