@@ -10,6 +10,8 @@ Run from the repository root::
     python -m tools.bench.anchor [--solvers StocBiO,AmIGO,MRBO] [--rounds 2]
     python -m tools.bench.ab --old <commit> [--new <commit>|WORKTREE]
         [--shape covtype,mnist] [--solvers SOBA,SPABA,StocBiO,MRBO]
+        [--processes 12] [--rounds 4] [--minutes 20] [--json PATH]
+    python -m tools.bench.ab --pool A.json B.json
 
 On the ``Simulated`` quadratic problem (d_x = d_y = ``--dim``, n = m =
 ``--n``) it measures, for each preset of ``algorithms.PRESETS``:

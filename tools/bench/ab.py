@@ -5,6 +5,7 @@
         [--processes 12] [--rounds 4] [--minutes 20] [--dtype float32]
         [--sampling blocks] [--chunk 0.05] [--no-aa] [--ci sign|bootstrap]
         [--clock cpu|wall] [--json PATH]
+    python -m tools.bench.ab --pool A.json B.json [--ci ...] [--clock ...]
 
 Each build runs in processes of its own (``ab_worker``) from its checkout
 (``ab_builds``: a git worktree of the commit, or the working tree for
