@@ -10,7 +10,7 @@ Run from the repository root::
     python -m tools.bench.anchor [--solvers StocBiO,AmIGO,MRBO] [--rounds 2]
     python -m tools.bench.ab --old <commit> [--new <commit>|WORKTREE]
         [--shape covtype,mnist] [--solvers SOBA,SPABA,StocBiO,MRBO]
-        [--processes 12] [--rounds 4] [--minutes 20] [--json PATH]
+        [--processes 40] [--rounds 3] [--minutes 20] [--json PATH]
     python -m tools.bench.ab --pool A.json B.json
 
 On the ``Simulated`` quadratic problem (d_x = d_y = ``--dim``, n = m =

@@ -2,7 +2,7 @@
 
     python -m tools.bench.ab --old e216bda --new HEAD \\
         --shape covtype,mnist --solvers SOBA,SPABA,StocBiO,MRBO \\
-        [--processes 12] [--rounds 4] [--minutes 20] [--dtype float32]
+        [--processes 40] [--rounds 3] [--minutes 20] [--dtype float32]
         [--sampling blocks] [--chunk 0.05] [--no-aa] [--ci sign|bootstrap]
         [--clock cpu|wall] [--json PATH]
     python -m tools.bench.ab --pool A.json B.json [--ci ...] [--clock ...]
@@ -83,13 +83,14 @@ def parse_args(argv=None):
                         help="d_x = d_y of the quadratic shape")
     parser.add_argument("--n", type=int, default=10000,
                         help="n = m of the quadratic shape")
-    parser.add_argument("--processes", type=int, default=12,
-                        help="most sets of processes (default 12)")
-    parser.add_argument("--min-processes", type=int, default=6,
+    parser.add_argument("--processes", type=int, default=40,
+                        help="most sets of processes (default 40; 20 gave "
+                        "intervals of 2-14 %% on a shared 2-core machine)")
+    parser.add_argument("--min-processes", type=int, default=10,
                         help="sets of processes before stopping on every "
-                        "cell decided (default 6)")
-    parser.add_argument("--rounds", type=int, default=4,
-                        help="rounds per set of processes (default 4)")
+                        "cell decided (default 10)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds per set of processes (default 3)")
     parser.add_argument("--minutes", type=float, default=20.0,
                         help="no new set of processes after this many "
                         "minutes (default 20)")
