@@ -242,10 +242,13 @@ def pass_threads():
 
 
 def warm_up():
-    """Compile (or load from numba's cache) both passes on a tiny problem,
-    so that the first metric evaluation of a run does not pay for it."""
+    """Compile (or load from numba's cache) the passes on a tiny problem,
+    so that the first metric evaluation of a run does not pay for it: both
+    on float64 features, the Hessian-vector one on float32 features too
+    (``exact_glm``'s rounded products)."""
     A = np.ones((5, 2))
     S = np.empty((5, 2))
     G = np.empty((2, 2))
     ce_grad_pass(A, np.zeros(5, dtype=np.int64), G, np.ones(5), S, G.copy())
     ce_hvp_pass(A, S, np.ones(5), G, np.empty((2, 2)))
+    ce_hvp_pass(A.astype(np.float32), S, np.ones(5), G, np.empty((2, 2)))

@@ -150,16 +150,18 @@ def _holds(dispatcher, types):
     return key in index_file._load_index()
 
 
-def _holds_any(dispatcher):
-    """Whether numba's cache holds a valid entry of ``dispatcher`` for some
-    signature (the metrics' passes have one)."""
+def _holds_n(dispatcher, n):
+    """Whether this process or numba's cache holds valid entries of
+    ``dispatcher`` for ``n`` signatures (the metrics' passes: the gradient
+    one on float64 features, the Hessian-vector one on float64 and
+    float32 features)."""
     cache = getattr(dispatcher, "_cache", None)
     index_file = getattr(cache, "_cache_file", None)
-    if dispatcher.overloads or index_file is None:
+    if len(dispatcher.overloads) >= n or index_file is None:
         return True
     codegen = dispatcher.targetctx.codegen()
-    return any(key == cache._index_key(key[0], codegen)
-               for key in index_file._load_index())
+    return sum(key == cache._index_key(key[0], codegen)
+               for key in index_file._load_index()) >= n
 
 
 def is_ready(kernel):
@@ -168,8 +170,8 @@ def is_ready(kernel):
     and a look at the cache's index, nothing compiled or loaded."""
     if kernel.entry == "metrics":
         from . import exact_kernels
-        return all(_holds_any(d) for d in (exact_kernels.ce_grad_pass,
-                                           exact_kernels.ce_hvp_pass))
+        return (_holds_n(exact_kernels.ce_grad_pass, 1)
+                and _holds_n(exact_kernels.ce_hvp_pass, 2))
     if kernel.entry == "core":
         run = engine.core_run(kernel.dtype, kernel.task)
     else:

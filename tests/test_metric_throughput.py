@@ -143,3 +143,56 @@ def test_a_store_that_cannot_be_written_computes_each_time(tmp_path):
                                folder=blocked / "sub") == {
             "ref_x0_value": 2.0}
     assert calls == [1, 1]
+
+
+def test_rounded_products_read_float32_features_in_float64_arithmetic():
+    data = glm_data("datacleaning", n=20, m=200, p=9, C=3, seed=4)
+    ex = GLMExact("datacleaning", data)
+    x = np.random.default_rng(5).standard_normal(200)
+    ex.P.value_grad(x, np.random.default_rng(6).standard_normal(27))
+    v = np.random.default_rng(7).standard_normal(27)
+    exact, rounded = ex.P.hvp(v), ex.P.hvp_rounded(v)
+    gap = np.linalg.norm(rounded - exact) / np.linalg.norm(exact)
+    assert 0.0 < gap < 1e-6  # the features' rounding, nothing more
+    # features that float32 holds exactly: the same product up to the sum's
+    # order
+    data32 = dict(data, X_train=data["X_train"].astype(np.float32))
+    ex32 = GLMExact("datacleaning", data32)
+    ex32.P.value_grad(x, np.random.default_rng(6).standard_normal(27))
+    np.testing.assert_allclose(ex32.P.hvp_rounded(v), ex32.P.hvp(v),
+                               rtol=1e-13)
+
+
+@pytest.mark.parametrize("task", ("multilogreg", "datacleaning"))
+def test_float32_directions_keep_the_solves_tolerances(task):
+    data = glm_data(task, n=30, m=120, p=6, C=3, seed=8)
+    plain = GLMExact(task, data)
+    rounded = GLMExact(task, data, products="float32")
+    calls = []
+    product = rounded.P.hvp_rounded
+    rounded.P.hvp_rounded = lambda v: calls.append(1) or product(v)
+    rng = np.random.default_rng(9)
+    for _ in range(3):
+        x = 0.5 * rng.standard_normal(plain.P.dim_x)
+        if task == "multilogreg":
+            x += np.log(0.1)
+        a, b = plain.solve(x), rounded.solve(x)
+        assert rounded.status["residual"] <= 1.0
+        assert calls  # the Newton directions took the rounded products
+        calls.clear()
+        # both within their tolerance of the same y*, z*: far closer than
+        # the 1e-7 of a float32 product
+        for u, w in zip(a[:3], b[:3]):
+            assert np.linalg.norm(u - w) <= 1e-9 * np.linalg.norm(u)
+
+
+def test_products_names_the_allowed_values():
+    with pytest.raises(ValueError, match="products must be one of"):
+        GLMExact("datacleaning", glm_data("datacleaning"),
+                 products="float16")
+
+
+def test_the_metrics_take_float32_directions():
+    from benchmark_utils.metrics import make_metrics
+    metrics = make_metrics(glm_data("multilogreg"))
+    assert metrics.exact.products == "float32"
