@@ -69,9 +69,10 @@ def _cumulative(stats, suffix, name):
     return total
 
 
-def profile(argv):
+def profile(argv, dump=None):
     """Run ``benchopt ...`` in this process under cProfile; the buckets'
-    seconds and the wall clock."""
+    seconds and the wall clock.  ``dump``: a file for the whole profile
+    (``python -m pstats`` reads it)."""
     prof = cProfile.Profile()
     start = time.perf_counter()
     prof.enable()
@@ -82,6 +83,8 @@ def profile(argv):
         prof.disable()
     wall = time.perf_counter() - start
     stats = pstats.Stats(prof)
+    if dump:
+        stats.dump_stats(dump)
     return {name: _cumulative(stats, *where)
             for name, where in BUCKETS.items()}, wall
 
@@ -91,6 +94,9 @@ def main(argv=None):
         prog="python -m tools.run_cost", description=__doc__.split("\n")[0])
     p.add_argument("--profile", action="store_true",
                    help="split the wall clock into buckets (cProfile)")
+    p.add_argument("--profile-out", metavar="PATH",
+                   help="with --profile: write the whole profile to PATH "
+                        "(read it with python -m pstats PATH)")
     p.add_argument("command", nargs=argparse.REMAINDER,
                    help="-- benchopt run . ...")
     args = p.parse_args(argv)
@@ -100,7 +106,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as folder:
         command, parquet = _with_output(command, folder)
         if args.profile:
-            buckets, wall = profile(command)
+            buckets, wall = profile(command, dump=args.profile_out)
         else:
             start = time.perf_counter()
             done = subprocess.run(command)
