@@ -76,11 +76,16 @@ def test_end_to_end_equal_budgets_and_written_config(tmp_path, capsys):
         assert s["best"] is not None and math.isfinite(
             s["best"]["criterion"])
         assert len(s["all_trials"]) == 3
+        # a trial's seconds: its solver's loop, then the metric points
+        assert 0.0 < s["solver_seconds"] < s["wall_seconds"]
+        assert all(0.0 < t["solver_seconds"] < t["seconds"]
+                   for t in s["all_trials"])
     assert "value" == rec["metric"] and "validation" in rec["criterion"]
     # the TUNED entry is Python that tuned.py can hold
     entry = eval("{" + rec["tuned_entry"] + "}")
     assert set(entry["Simulated"]) == {"SPABA", "SOBA"}
-    assert "TUNED entry" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "TUNED entry" in said and "s: trials " in said
     # the config: dataset, one configuration per solver, 5 repetitions,
     # and its values reach the solvers unchanged
     conf = yaml.safe_load(config.read_text())

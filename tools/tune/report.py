@@ -43,7 +43,8 @@ def _trial_row(t):
                 parameters=attrs.get("parameters"),
                 excluded=attrs.get("excluded"),
                 pruned_at_epochs=attrs.get("pruned_at_epochs"),
-                seconds=attrs.get("seconds"))
+                seconds=attrs.get("seconds"),
+                solver_seconds=attrs.get("solver_seconds"))
 
 
 def solver_record(study, settings, solver):
@@ -56,6 +57,8 @@ def solver_record(study, settings, solver):
     diverged = sum(t.state == TrialState.PRUNED and "excluded" in
                    t.user_attrs for t in ranked)
     seconds = sum(t.user_attrs.get("seconds", 0.0) for t in ranked)
+    solver_seconds = sum(t.user_attrs.get("solver_seconds", 0.0)
+                         for t in ranked)
     return dict(
         study=study.study_name, budget=settings.trials,
         trials=len(ranked), in_storage=len(counted),
@@ -65,6 +68,7 @@ def solver_record(study, settings, solver):
         failed=sum(t.state == TrialState.FAIL for t in trials),
         running=sum(t.state == TrialState.RUNNING for t in trials),
         wall_seconds=round(seconds, 3),
+        solver_seconds=round(solver_seconds, 3),
         space={k: r.as_dict() for k, r in settings.space(solver).items()},
         fixed=settings.fixed_of(solver),
         best=None if best is None else dict(
@@ -233,6 +237,15 @@ def tuned_entry(rec):
     return "\n".join(lines)
 
 
+def _solver_share(s):
+    """'solver 12.3 s: trials 2.9x' (a trial's seconds over its solver's
+    own, the metric points making the rest)."""
+    own = s.get("solver_seconds") or 0.0
+    if own <= 0.0:
+        return "solver time not recorded"
+    return f"solver {own:.1f} s: trials {s['wall_seconds'] / own:.1f}x"
+
+
 def summary(rec):
     """Lines to print: one per solver, then the TUNED entry."""
     out = [f"\n{rec['dataset']}: {rec['criterion']}"]
@@ -246,8 +259,8 @@ def summary(rec):
         out.append(
             f"  {solver:8s} {s['trials']}/{s['budget']} trials "
             f"({s['complete']} complete, {s['pruned']} pruned, "
-            f"{s['diverged']} diverged{extra}; {s['wall_seconds']:.1f} s)  "
-            f"{crit}")
+            f"{s['diverged']} diverged{extra}; {s['wall_seconds']:.1f} s, "
+            f"{_solver_share(s)})  {crit}")
     out += ["", "TUNED entry (benchmark_utils/tuned.py), for "
             "step_size=tuned etc.:", rec["tuned_entry"]]
     return "\n".join(out)

@@ -23,6 +23,7 @@ finite raises ``Diverged``, and so does one whose H rose by more than
 with H at the starting point, the same for every trial).
 """
 import math
+import time
 import warnings
 from pathlib import Path
 
@@ -98,6 +99,8 @@ class Runner:
         self.n_samples = problem.n + problem.m
         self.tuning_key = getattr(self.objective, "tuning_key", None)
         self.start_value = None  # H at the starting point, once known
+        # seconds of the last run: the solver's loop, its metric points
+        self.clock = dict(solver=0.0, metrics=0.0)
 
     def check_metric(self, metric):
         """A ValueError when this dataset's metrics lack ``metric``."""
@@ -142,7 +145,10 @@ class Runner:
         raises ``Diverged``.  Every trial's evaluations start from the
         same state (no warm start from another trial's, nor from the
         starting point's), so a trial scores the same whatever ran before
-        it in the process (a resumed trial as it first ran)."""
+        it in the process (a resumed trial as it first ran).  ``clock``
+        then holds the seconds of the solver's loop and of the metric
+        points (the first run's starting point apart)."""
+        self.clock = dict(solver=0.0, metrics=0.0)
         solver = self.solver(name, values)
         state, log = solver.state, METRICS[metric]
         if self.start_value is None:
@@ -153,8 +159,12 @@ class Runner:
         scores, previous = [], self.start_value
         for step in range(1, n_evals + 1):
             target = self.n_samples * epochs * step / n_evals
+            t0 = time.perf_counter()
             _advance(state, target)
+            t1 = time.perf_counter()
             out, reason = self.evaluate(solver)
+            self.clock["solver"] += t1 - t0
+            self.clock["metrics"] += time.perf_counter() - t1
             at = out["epochs"]
             v = out.get(metric, math.nan)
             if reason is None and not math.isfinite(v):

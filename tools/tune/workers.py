@@ -85,6 +85,7 @@ def trial_function(runner, settings, solver, over):
             raise optuna.TrialPruned(err.reason) from None
         finally:
             trial.set_user_attr("seconds", time.perf_counter() - t0)
+            trial.set_user_attr("solver_seconds", runner.clock["solver"])
         trial.set_user_attr("points", points)
         return criterion
 
