@@ -124,6 +124,15 @@ def _first_bad(mask):
     return int(np.flatnonzero(mask)[0])
 
 
+def _in_range(a):
+    """|a| < HUGE entrywise, False on NaN and inf, in ``a``'s own dtype:
+    every finite entry of a float32 array is (HUGE itself would overflow
+    float32 in the comparison)."""
+    if float(np.finfo(a.dtype).max) <= HUGE:
+        return np.isfinite(a)
+    return np.abs(a) < HUGE
+
+
 def _check_X(name, X):
     X = _as_numeric(name, X)
     if X.ndim != 2:
@@ -134,8 +143,8 @@ def _check_X(name, X):
         raise ValueError(f"{name} is empty: it has no row (sample)")
     if X.shape[1] == 0:
         raise ValueError(f"{name} has no column (feature)")
-    if X.dtype.kind == "f" and not (np.abs(X) < HUGE).all():
-        ok = np.abs(X) < HUGE  # False on NaN, inf and huge entries
+    if X.dtype.kind == "f" and not _in_range(X).all():
+        ok = _in_range(X)  # False on NaN, inf and huge entries
         row = _first_bad(~ok.all(axis=1))
         col = _first_bad(~ok[row])
         raise ValueError(_bad_value(name, X[row, col],
@@ -151,8 +160,8 @@ def _check_y(name, y):
             f"{y.shape}")
     if y.shape[0] == 0:
         raise ValueError(f"{name} is empty: it has no entry")
-    if y.dtype.kind == "f" and not (np.abs(y) < HUGE).all():
-        i = _first_bad(~(np.abs(y) < HUGE))
+    if y.dtype.kind == "f" and not _in_range(y).all():
+        i = _first_bad(~_in_range(y))
         raise ValueError(_bad_value(name, y[i], f"index {i}"))
     return y
 

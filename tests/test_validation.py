@@ -2,6 +2,7 @@
 validation.py): a bad array or parameter of a user's dataset raises a
 ValueError naming it, through problem_from_data and the Objective."""
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -52,6 +53,18 @@ def put(index, value):
 def test_valid_data_passes(task):
     check_data(**data_of(task))
     problem_from_data(**data_of(task))
+
+
+@pytest.mark.parametrize("task", ["logreg", "datacleaning"])
+def test_float32_features_pass_without_a_warning(task):
+    data = data_of(task)
+    data["X_train"] = np.asarray(data["X_train"], dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_data(**data)
+    data["X_train"][1, 0] = np.inf
+    with pytest.raises(ValueError, match="X_train"):
+        check_data(**data)
 
 
 def test_shipped_datasets_pass():
