@@ -1,8 +1,10 @@
 """The numba entries and their compilation.
 
 ``run_iterations`` runs the single-loop family (PnPBO paper, Algorithm 1:
-``core.single_loop``), ``run_baseline`` the baselines' families
-(``core.baseline_loop``: inner loop, momentum, restart, penalty).  Each
+``core.single_loop``), ``run_baseline`` the baselines' eight families
+(``core.baseline_loop.FAMILIES``: inner loop, momentum, Gauss-Seidel
+momentum, restart, penalty, iterative differentiation, value function,
+zeroth order).  Each
 entry is compiled per task (its marker in ``Model``) and feature dtype,
 ``run_baseline`` also per family (its marker in ``BConfig``); the
 algorithms of a family differ by run-time codes, so two iterations on a
@@ -29,8 +31,6 @@ from .algorithms import (BASELINE, BaselineConfig, BaselineRun, PnPBORun,
                          config_of, entry)
 from .algorithms.baseline import FAMILIES
 from .core.baseline_loop import FAMILY_NAMES, run_baseline  # noqa: F401
-from .core.records import (AHEAD, CHUNK, DIVERGED, K_ITER, N_BUF,  # noqa
-                           N_SAMPLES, RUNNING, STATUS)
 from .core.single_loop import run_iterations  # noqa: F401
 from .problem import make_problem
 

@@ -123,9 +123,10 @@ def problem_from_data(task, X_train, y_train, X_val, y_val, X_test=None,
     multilogreg: [p, C], x in R^C, y in R^{pC}; datacleaning: [p, C, C_r],
     x in R^m (one weight per training sample), y in R^{pC}.
     """
-    check_data(task, X_train, y_train, X_val, y_val, X_test, y_test,
+    spec = get_task(task)  # an unknown task: named with the known ones
+    check_data(spec, X_train, y_train, X_val, y_val, X_test, y_test,
                **params)
-    vec, dim_x, dim_y = get_task(task).problem_params(X_train, **params)
+    vec, dim_x, dim_y = spec.problem_params(X_train, **params)
     return make_problem(task, X_train, y_train, X_val, y_val, vec, dim_x,
                         dim_y, sorted(params.items()))
 

@@ -23,12 +23,13 @@ _NUMERIC_KINDS = "biuf"
 HUGE = 1e100
 
 
-def check_data(task, X_train, y_train, X_val, y_val, X_test=None,
+def check_data(spec, X_train, y_train, X_val, y_val, X_test=None,
                y_test=None, **task_params):
     """Raise ``ValueError`` unless the arrays and parameters form a valid
-    dataset of ``task``.
+    dataset of the task of ``spec`` (its ``TaskSpec``: the caller resolves
+    the task's name, ``registry.get_task``, so that this module, which the
+    tasks' checks use, imports no task).
 
-    - ``task`` is a registered task (``tasks/registry.py``);
     - each X is a 2-d numeric array with at least one row and one column,
       without NaN, inf or entries of magnitude >= ``HUGE`` (1e100), and
       with as many features as ``X_train``;
@@ -42,9 +43,6 @@ def check_data(task, X_train, y_train, X_val, y_val, X_test=None,
       > 0; quadratic: ``dim_x`` an integer in ``[1, p - 1]`` (``p`` the
       number of features), ``ridge`` and ``lam`` finite numbers.
     """
-    # The registry's specs name the check functions of this module.
-    from .tasks.registry import get_task
-    spec = get_task(task)
     if (X_test is None) != (y_test is None):
         given, missing = (("X_test", "y_test") if y_test is None
                           else ("y_test", "X_test"))
@@ -72,7 +70,7 @@ def check_data(task, X_train, y_train, X_val, y_val, X_test=None,
                 f"shape mismatch: X_{part} has {X.shape[1]} features but "
                 f"X_train has {p}")
 
-    spec.check(task, checked, p, task_params)
+    spec.check(spec.name, checked, p, task_params)
 
 
 # A library for the tasks' own checks (``TaskSpec.check`` in

@@ -1,6 +1,6 @@
 """A run whose own y or z has left y*(x), z*(x), or whose x has left the
 float64 range of its task's map, is diverged (``metrics.lost_inner``,
-``metrics.saturated``; docs/metrics.md "Divergence")."""
+``metrics.saturation``; docs/metrics.md "Divergence")."""
 import warnings
 
 import numpy as np

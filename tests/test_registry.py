@@ -95,7 +95,7 @@ def test_registry_names_and_codes():
 
 
 def test_dispatch_has_a_kernel_per_registered_task():
-    """Every entry point of dispatch.py resolves, for every registered
+    """Every entry point of tasks/dispatch.py resolves, for every registered
     task, to compiled kernels of that task's own module (one per level for
     the level entries; the one-point kernels twice where a task has no
     two-point kernels of its own), and every registered task has a marker

@@ -11,12 +11,20 @@ from bench_helpers import benchmark
 from benchmark_utils.data import small
 from benchmark_utils.simulated import make_quadratic
 from benchmark_utils.problem import problem_from_data
+from benchmark_utils.tasks.registry import get_task
 from benchmark_utils.validation import check_data
 from conftest import glm_data
 
 
 def quadratic_data():
     return make_quadratic(n=20, m=30, dim_x=3, dim_y=4, seed=0)
+
+
+def check(data):
+    """``check_data`` on a dataset dict, its task's spec resolved as
+    ``problem_from_data`` resolves it."""
+    data = dict(data)
+    check_data(get_task(data.pop("task")), **data)
 
 
 def data_of(task):
@@ -51,7 +59,7 @@ def put(index, value):
 @pytest.mark.parametrize("task", ["quadratic", "logreg", "multilogreg",
                                   "datacleaning"])
 def test_valid_data_passes(task):
-    check_data(**data_of(task))
+    check(data_of(task))
     problem_from_data(**data_of(task))
 
 
@@ -61,17 +69,17 @@ def test_float32_features_pass_without_a_warning(task):
     data["X_train"] = np.asarray(data["X_train"], dtype=np.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_data(**data)
+        check(data)
     data["X_train"][1, 0] = np.inf
     with pytest.raises(ValueError, match="X_train"):
-        check_data(**data)
+        check(data)
 
 
 def test_shipped_datasets_pass():
     for data in (small.digits_task(0.5, seed=0),
                  small.breast_cancer_task(seed=0), small.wine_task(seed=0),
                  quadratic_data()):
-        check_data(**data)
+        check(data)
 
 
 CASES = [
@@ -173,7 +181,7 @@ CASES = [
 def test_bad_data_is_refused_naming_the_array(task, changes, message):
     data = edited(data_of(task), **changes)
     with pytest.raises(ValueError) as e:
-        check_data(**data)
+        check(data)
     assert message in str(e.value)
     # problem_from_data checks first, before building anything
     with pytest.raises(ValueError) as e:
@@ -187,7 +195,7 @@ def test_sparse_matrix_is_named():
     data["X_train"] = sparse.csr_matrix(data["X_train"])
     with pytest.raises(ValueError, match=r"X_train must be a dense numpy "
                        r"array, got a csr_matrix .*\.toarray\(\)"):
-        check_data(**data)
+        check(data)
 
 
 def test_integer_and_bool_arrays_are_accepted():
@@ -195,7 +203,7 @@ def test_integer_and_bool_arrays_are_accepted():
     data["y_train"] = data["y_train"].astype(np.int8)
     data["X_val"] = data["X_val"] > 0
     data["n_classes"] = np.int64(3)
-    check_data(**data)
+    check(data)
     problem_from_data(**data)
 
 
@@ -217,14 +225,14 @@ def test_large_array_is_checked_quickly():
                 y_train=rng.integers(0, 7, n).astype(float),
                 X_val=rng.standard_normal((1000, p)),
                 y_val=rng.integers(0, 7, 1000).astype(float), n_classes=7)
-    check_data(**data)
+    check(data)
     start = time.perf_counter()
-    check_data(**data)
+    check(data)
     assert time.perf_counter() - start < 0.5
     data["X_train"][n - 1, p - 1] = np.nan
     with pytest.raises(ValueError, match=f"first at row {n - 1}, column "
                        f"{p - 1}"):
-        check_data(**data)
+        check(data)
 
 
 def test_the_objective_checks_the_test_split():

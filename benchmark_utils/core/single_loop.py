@@ -17,9 +17,9 @@ with ``counters[STATUS] = DIVERGED``, as soon as an iterate is not finite,
 and at the end of the first iteration whose sample count reaches the
 caller's target (a point of the Objective's grid of sample evaluations,
 docs/metrics.md).
-Nothing is allocated inside the loop.  Other families (inner loops,
-momentum, restarts, penalty) are meant to be compositions of the same
-blocks, each block keeping one call site of each kernel.
+Nothing is allocated inside the loop.  The baselines' eight families
+(``baseline_loop``) are compositions of the same blocks, each block
+keeping one call site of each kernel.
 """
 
 from ..jit.refcount import NO_REFCOUNT, copy_into

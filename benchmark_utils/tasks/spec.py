@@ -3,15 +3,16 @@
 Each ``tasks/<task>.py`` ends with ``SPEC = TaskSpec(...)``, next to the
 kernels whose coefficient layout and parameter vector it describes;
 ``tasks/registry.py`` collects them.  The numba side is not here: the
-kernels are selected by ``spec.code`` in ``tasks/dispatch.py`` (numba
-needs a static branch per task; ``tests/test_registry.py`` checks that every
-registered code has one).
+kernels are selected at compile time by the type of the task's marker
+(``tasks.MARKERS``) in ``tasks/dispatch.py``, which finds them in the
+task's module (``dispatch.TASK_MODULES``); ``tests/test_registry.py``
+checks that the dispatch covers every registered task.
 
 Fields:
 
 - ``name``: the dataset contract's ``task``;
-- ``code``: the integer of the numba dispatch, its place in
-  ``registry.MODULES`` (set by the registry);
+- ``code``: the task's place in ``tasks.MODULES`` (set by the
+  registry), which gives its marker;
 - ``n_coef(params) -> (kf, kg)``: coefficients per UL (f) and per LL (g)
   sample that the kernels write (the width of the SAGA tables);
 - ``problem_params(X_train, **task_params) -> (params, dim_x, dim_y)``:
