@@ -32,20 +32,13 @@ from .algorithms import (BASELINE, BaselineConfig, BaselineRun, PnPBORun,
 from .algorithms.baseline import FAMILIES
 from .core.baseline_loop import FAMILY_NAMES, run_baseline  # noqa: F401
 from .core.single_loop import run_iterations  # noqa: F401
-from .problem import make_problem
+from .problem import problem_from_data
+from .tasks.registry import get_task
 
-# Seconds a first compile takes on the 2-core machine of docs/performance.md
-# (``python -m tools.compile_times``), announced while it runs.  The
-# baselines' figures are for one family on the task.
-FIRST_COMPILE_S = {
-    "core": {"quadratic": 10, "logreg": 12, "multilogreg": 30,
-             "datacleaning": 30},
-    "baselines": {"quadratic": 20, "logreg": 20, "multilogreg": 30,
-                  "datacleaning": 30},
-    # the exact metrics' passes, one compile for every multiclass task
-    # (exact_kernels; precompile.MULTICLASS)
-    "metrics": {"multiclass": 8},
-}
+# Seconds a first compile of the exact metrics' passes takes (one compile
+# for every multiclass task: exact_kernels; precompile.MULTICLASS); a
+# task's own entries: its spec's ``compile_seconds``.
+METRICS_COMPILE_S = 8
 ANNOUNCE_AFTER_S = 2.0  # loading from numba's cache takes about 1 s
 
 
@@ -66,14 +59,25 @@ def describe(entry_name, task, dtype, family=None):
     return f"{label} for the {task} task ({np.dtype(dtype).name} features)"
 
 
+def first_compile_seconds(entry_name, task):
+    """About how long a first compile of ``entry_name`` (``"core"``,
+    ``"baselines"``: one family, ``"metrics"``) for ``task`` takes on the
+    2-core machine of docs/performance.md (``python -m
+    tools.compile_times``), announced while it runs."""
+    if entry_name == "metrics":
+        return METRICS_COMPILE_S
+    core, baselines = get_task(task).compile_seconds
+    return core if entry_name == "core" else baselines
+
+
 @contextmanager
 def announced(entry_name, task, dtype, family=None, where=""):
     """Say what is compiling when it takes longer than a cache load (the
     first use of a task on a machine, or after an update of the core);
     ``where``: words after "compiling" (another process's compile)."""
     def say():
-        seconds = FIRST_COMPILE_S[entry_name].get(task)
-        about = f", about {seconds} s on 2 cores" if seconds else ""
+        about = (f", about {first_compile_seconds(entry_name, task)} s on "
+                 "2 cores")
         print(f"compiling {describe(entry_name, task, dtype, family)}"
               f"{where}: first use on this machine or after an update"
               f"{about}; cached for the next runs", flush=True)
@@ -89,22 +93,16 @@ def announced(entry_name, task, dtype, family=None, where=""):
 def tiny_problem(dtype=np.float64, task="quadratic"):
     """A 4-sample problem of ``task`` with features of ``dtype`` (float64 or
     float32), enough to trigger compilation: its types are those of any
-    problem of the task (``tasks.task_marker``)."""
+    problem of the task (``tasks.task_marker``), from its spec's
+    ``tiny_labels`` and ``tiny_params``."""
+    spec = get_task(task)
     rng = np.random.default_rng(0)
 
     def features():
         return rng.standard_normal((4, 3)).astype(dtype)
-    if task == "quadratic":
-        return make_problem("quadratic", features(), rng.standard_normal(4),
-                            features(), rng.standard_normal(4),
-                            [1, 2, 0.1, 0.0], 1, 2)
-    from .problem import problem_from_data
-    labels = np.array([-1.0, 1.0, 1.0, -1.0] if task == "logreg"
-                      else [0.0, 1.0, 1.0, 0.0])
-    params = {"logreg": {}, "multilogreg": dict(n_classes=2),
-              "datacleaning": dict(n_classes=2, l2_reg=0.2)}[task]
+    labels = np.array(spec.tiny_labels)
     return problem_from_data(task, features(), labels, features(), labels,
-                             **params)
+                             **dict(spec.tiny_params))
 
 
 def _zero_start(problem):

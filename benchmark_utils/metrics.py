@@ -86,6 +86,7 @@ class QuadraticMetrics:
         with blas_limit():
             self.exact = get_task(data["task"]).make_oracle(data)
         self.n, self.m = data["X_val"].shape[0], data["X_train"].shape[0]
+        self.task = data["task"]
         self._references = None
 
     def __call__(self, x, y, z):
@@ -96,7 +97,8 @@ class QuadraticMetrics:
         """The constant reference columns (x0 = 0 and x*), computed once."""
         if self._references is None:
             with blas_limit():
-                self._references = quadratic_references(self.exact)
+                self._references = quadratic_references(self.exact,
+                                                        self.task)
         return self._references
 
     def _metrics(self, x, y, z):

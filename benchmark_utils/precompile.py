@@ -80,8 +80,9 @@ class Kernel(NamedTuple):
         return engine.describe(self.entry, self.task, self.dtype, family)
 
     def seconds(self):
-        """About how long its first compile takes (``FIRST_COMPILE_S``)."""
-        return engine.FIRST_COMPILE_S[self.entry].get(self.task, 20)
+        """About how long its first compile takes
+        (``engine.first_compile_seconds``)."""
+        return engine.first_compile_seconds(self.entry, self.task)
 
 
 def check_dtype(dtype):

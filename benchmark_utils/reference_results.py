@@ -34,12 +34,9 @@ QUANTITIES = ("value", "train_error", "val_error", "test_error")
 SCALAR_GRID = np.arange(6.0, -14.5, -1.0)  # strong to weak: warm starts
 SCALAR_XATOL = 1e-3
 
-REFERENCES = {  # task -> the names of its references, in order
-    "quadratic": ("x0", "x_star"),
-    "logreg": ("x0", "best_scalar"),
-    "multilogreg": ("x0", "best_scalar"),
-    "datacleaning": ("x0", "weights_one", "weights_oracle", "val_only"),
-}
+# A task's references, in order, are its spec's ``references``: "x0", and
+# "x_star" (closed form), "best_scalar" (a scalar regularisation) or
+# "weights_one", "weights_oracle", "val_only" (sample weights).
 
 
 class _Centre:
@@ -59,9 +56,11 @@ def start_centre(task, dim_x, dim_y):
 
 def reference_keys(task, has_test=True):
     """The metric columns of ``task``'s references (without values)."""
+    from .tasks.registry import get_task
+    spec = get_task(task)
     keys = []
-    for name in REFERENCES[task]:
-        quantities = (("value",) if task == "quadratic"
+    for name in spec.references:
+        quantities = (("value",) if spec.exact_solves == "closed_form"
                       else QUANTITIES if has_test else QUANTITIES[:3])
         keys += [f"ref_{name}_{q}" for q in quantities]
         if name == "best_scalar":
@@ -69,10 +68,10 @@ def reference_keys(task, has_test=True):
     return keys
 
 
-def quadratic_references(exact):
-    """x0 (= 0) and x* of the quadratic task, from its closed forms
+def quadratic_references(exact, task):
+    """x0 (= 0) and x* of the quadratic ``task``, from its closed forms
     (``exact_quadratic.QuadraticExact``)."""
-    x0 = start_centre("quadratic", exact.dim_x, exact.dim_y)
+    x0 = start_centre(task, exact.dim_x, exact.dim_y)
     return {"ref_x0_value": exact.value(x0),
             "ref_x_star_value": float(exact.value_star)}
 
@@ -102,15 +101,19 @@ class GLMReferences:
 
     def compute(self):
         P = self.exact.P
+        from .tasks.registry import get_task
+        names = get_task(self.task).references
         out = self.scores("x0", start_centre(self.task, P.dim_x, P.dim_y))
-        if self.task == "datacleaning":
-            out |= self.datacleaning()
-        else:
+        if "weights_one" in names:
+            out |= self.sample_weights()
+        if "best_scalar" in names:
             out |= self.best_scalar()
         self.exact.reset()
         return out
 
-    def datacleaning(self):
+    def sample_weights(self):
+        """Every sample weight 1, the clean samples' only (the corrupted
+        ones' 0), and the model of the validation samples alone."""
         m = self.data["X_train"].shape[0]
         out = self.scores("weights_one", np.full(m, np.inf))
         clean = self.data.get("y_train_clean")

@@ -88,8 +88,10 @@ class BilevelSolver(BaseSolver):
         """Compile (or load from numba's cache) what this solver runs;
         already done in ``set_objective``, so a no-op in a benchopt run."""
         problem = getattr(self, "problem", None)
-        compile_for(self.algorithm, feature_dtype(problem),
-                    "quadratic" if problem is None else problem.task)
+        if problem is None:  # compile_for's default task, float64
+            compile_for(self.algorithm)
+        else:
+            compile_for(self.algorithm, feature_dtype(problem), problem.task)
 
     def run(self, callback):
         """benchopt's callback loop: after callback call c, advance to the

@@ -11,11 +11,11 @@ import pytest
 
 from bench_helpers import SMALL, objective_for, run_benchopt, solver_class
 from benchmark_utils.algorithms import SearchRun, config_of
-from benchmark_utils.algorithms.search import TASK_BOXES
 from benchmark_utils.exact_glm import GLMExact
-from benchmark_utils.exact_value import TASK_PARAMETERS, ExactValue, task_data
+from benchmark_utils.exact_value import ExactValue
 from benchmark_utils.metrics import make_metrics
 from benchmark_utils.sample_grid import EVAL_EPOCHS, grid_target
+from benchmark_utils.tasks.registry import get_task
 from conftest import glm_data, problem_of, start_point
 
 SMALL_PARAMS = dict(n=200, m=300, dim_x=5, dim_y=10)
@@ -121,7 +121,8 @@ def test_a_search_run_adds_up_its_trials():
 
 
 def test_the_task_boxes_are_log_scale_for_the_weights():
-    assert TASK_BOXES["logreg"] == TASK_BOXES["multilogreg"] == (-10.0, 5.0)
+    assert get_task("logreg").search_box == (-10.0, 5.0)
+    assert get_task("multilogreg").search_box == (-10.0, 5.0)
     assert config_of("Optuna").box("logreg") == (-10.0, 5.0)
     assert config_of("Optuna", low=-3).box("quadratic") == (-3.0, 5.0)
 
@@ -200,14 +201,14 @@ def test_an_x_of_too_many_coordinates_is_skipped():
     assert math.isfinite(run.value)
 
 
-def test_task_data_inverts_the_problem():
+def test_the_oracle_data_rebuild_the_dataset():
     for task in ("logreg", "multilogreg", "datacleaning"):
         data = glm_data(task)
-        rebuilt = task_data(problem_of(data))
-        for key, value in data.items():
-            if key in rebuilt:
-                assert np.array_equal(rebuilt[key], value), (task, key)
-    GLMExact("logreg", task_data(problem_of(glm_data("logreg"))))
+        rebuilt = problem_of(data).oracle_data()
+        assert set(data) - set(rebuilt) == {"X_test", "y_test"}
+        for key, value in rebuilt.items():
+            assert np.array_equal(value, data[key]), (task, key)
+    GLMExact("logreg", problem_of(glm_data("logreg")).oracle_data())
 
 
 @pytest.mark.slow
@@ -222,13 +223,6 @@ def test_a_benchopt_run(tmp_path):
     targets = [grid_target(c, EVAL_EPOCHS, 200, 300) for c in df["stop_val"]]
     assert df["objective_n_samples"].tolist() == [-(-t // 500) * 500
                                                   for t in targets]
-
-
-def test_every_task_has_its_inversion_and_its_box():
-    """A new task needs its line in ``exact_value.TASK_PARAMETERS`` (and
-    in ``search.TASK_BOXES``) for the search to run on it."""
-    from benchmark_utils.tasks.registry import TASK_NAMES
-    assert set(TASK_PARAMETERS) == set(TASK_NAMES) == set(TASK_BOXES)
 
 
 def test_a_search_whose_trials_all_fail_ends_diverged_with_a_warning(

@@ -306,7 +306,7 @@ def test_children_take_the_longest_first_and_the_metrics_last():
                Kernel("core", "logreg"),
                Kernel("baselines", "logreg", "float64", "VRBO"),
                Kernel("core", "multilogreg"), Kernel("core", "datacleaning")]
-    # 10, 12, 20, 30, 30 s (FIRST_COMPILE_S): ties in the run's order
+    # 10, 12, 20, 30, 30 s (the specs' compile_seconds): ties in the run's order
     assert precompile.queue_order(kernels) == [
         Kernel("core", "multilogreg"), Kernel("core", "datacleaning"),
         Kernel("baselines", "logreg", "float64", "VRBO"),

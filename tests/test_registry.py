@@ -291,3 +291,37 @@ def test_two_point_products_are_two_single_point_calls(task, outputs):
                 assert a.tobytes() == b.tobytes(), (task, part, outputs)
                 changed.append(np.any(a != s0))
     assert any(changed)  # (f has no y output on some tasks)
+
+
+# Where a task's name may be written: its own module, the datasets' side
+# (the contracts they build) and the names of the tasks themselves.
+NAMED_IN = ("benchmark_utils/tasks/", "benchmark_utils/data/",
+            "benchmark_utils/simulated.py")
+
+
+def test_tasks_own_their_tables():
+    """No module outside a task's own keeps a table or a branch by task
+    name (a default argument apart): a new task is its module, its line
+    in ``tasks.MODULES`` and, for a new kind of exact oracle, that oracle
+    (docs/contributing.md "A task")."""
+    import ast
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    names = set(TASK_NAMES)
+    found = []
+    for path in sorted((root / "benchmark_utils").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(NAMED_IN):
+            continue
+        tree = ast.parse(path.read_text())
+        defaults = {id(d) for node in ast.walk(tree)
+                    if isinstance(node, (ast.FunctionDef,
+                                         ast.AsyncFunctionDef))
+                    for d in node.args.defaults + node.args.kw_defaults
+                    if d is not None}
+        found += [f"{rel}:{node.lineno} {node.value!r}"
+                  for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant)
+                  and node.value in names and id(node) not in defaults]
+    assert not found, "per-task tables or branches outside the tasks' " \
+        "modules (move them into the TaskSpec): " + ", ".join(found)

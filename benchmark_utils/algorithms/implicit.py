@@ -111,8 +111,8 @@ class ImplicitRun:
         self.problem, self.config = problem, config
         self.x, self.y, self.z = (np.array(v, dtype=np.float64)
                                   for v in (x0, y0, z0))
-        solves = QuadraticSolves if problem.task == "quadratic" \
-            else GLMSolves
+        solves = QuadraticSolves \
+            if problem.spec.exact_solves == "closed_form" else GLMSolves
         self.solves = solves(problem, config.tol, self.y, self.z)
         self.setup = 0  # m from the first iteration on (module docstring)
         self.iteration = 0

@@ -17,19 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exact_value import TASK_PARAMETERS, ExactValue
+from ..exact_value import ExactValue
+from ..tasks.registry import get_task
 from .checks import check_integer, is_number
 from .common import steps_until
-
-# The search box of each coordinate of x, by task, when ``low`` / ``high``
-# are None.  logreg, multilogreg: x are log-regularisation weights (e^x,
-# 2 e^x): from 4.5e-5, negligible beside the curvature of the data term, to
-# 148, which switches a coordinate off.  datacleaning: logits of sample
-# weights sigma(x), from 0.007 to 0.993.  quadratic: x in the data's units
-# (x* of Simulated lies within +-2, x0 ~ N(0, I)).
-TASK_BOXES = {"quadratic": (-5.0, 5.0), "logreg": (-10.0, 5.0),
-              "multilogreg": (-10.0, 5.0), "datacleaning": (-5.0, 5.0)}
-
 
 # A search whose first ALL_FAILED trials all failed ends diverged.
 ALL_FAILED = 10
@@ -50,7 +41,7 @@ def _check_bound(name, value):
 @dataclass
 class SearchConfig:
     """A black-box search: the box ``[low, high]`` of every coordinate of x
-    (None: the task's bound, ``TASK_BOXES``) and ``max_dim``, the largest
+    (None: the task's bound, its spec's ``search_box``) and ``max_dim``, the largest
     dimension of x it searches (above it the run is refused)."""
     low: float = None
     high: float = None
@@ -71,7 +62,7 @@ class SearchConfig:
     def box(self, task):
         """``(low, high)`` on ``task``: the given bounds, the task's
         otherwise."""
-        task_low, task_high = TASK_BOXES.get(task, (-5.0, 5.0))
+        task_low, task_high = get_task(task).search_box
         low = task_low if self.low is None else float(self.low)
         high = task_high if self.high is None else float(self.high)
         if not low < high:
@@ -83,12 +74,9 @@ class SearchConfig:
 
 def refusal(problem, config):
     """Why ``config`` does not search ``problem`` (a message), or None."""
-    if problem.task not in TASK_PARAMETERS:
-        return (f"no exact evaluation of H for the {problem.task!r} task "
-                "(benchmark_utils/exact_value.py TASK_PARAMETERS)")
     if problem.dim_x > config.max_dim:
-        what = (" (datacleaning: one weight per training sample)"
-                if problem.task == "datacleaning" else "")
+        what = (f" ({problem.task}: one weight per training sample)"
+                if problem.spec.x_per_sample else "")
         return (f"x has {problem.dim_x} coordinates{what}, more than "
                 f"max_dim={config.max_dim}: TPE searches one dimension per "
                 "coordinate and would need far more trials than a run "

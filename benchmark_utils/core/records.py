@@ -115,11 +115,6 @@ class Stream(NamedTuple):
     counters: np.ndarray    # (N_COUNTERS,) int64
 
 
-# Tasks whose x has one coordinate per LL sample (indexed by its row): their
-# rows are never reordered, ``blocks`` then reads them through ``order``.
-SAMPLE_INDEXED_X = ("datacleaning",)
-
-
 def make_levels(problem, table_rows, batch_size, orders=None):
     """``(f, g)`` level records of a Problem; tables of ``table_rows``
     (``"full"``: one line per sample, else one line).
@@ -128,8 +123,9 @@ def make_levels(problem, table_rows, batch_size, orders=None):
     then holds a permuted copy of its rows and labels (row ``j`` of the copy
     is sample ``orders[part][j]``; tables are indexed by that row), and its
     ``order`` is the identity, so that a block of the order is a block of
-    consecutive rows in memory.  For ``SAMPLE_INDEXED_X`` tasks the rows stay
-    in place and ``order`` is the permutation itself."""
+    consecutive rows in memory.  For a task whose x has one coordinate per
+    LL sample (its spec's ``x_per_sample``: indexed by the row) the rows
+    stay in place and ``order`` is the permutation itself."""
     kf, kg = problem.n_coef
     chunk = max(batch_size, CHUNK)
     Xs = [problem.Xf, problem.Xg]
@@ -138,7 +134,7 @@ def make_levels(problem, table_rows, batch_size, orders=None):
     # that their tuple stays homogeneous (indexable at run time).
     if not all(a.flags.writeable for a in Xs + ys):
         Xs, ys = [_readonly(a) for a in Xs], [_readonly(a) for a in ys]
-    copy = orders is not None and problem.task not in SAMPLE_INDEXED_X
+    copy = orders is not None and not problem.spec.x_per_sample
     if copy:  # permuted copies (writable, C-contiguous) of both levels
         Xs = [np.ascontiguousarray(a[o]) for a, o in zip(Xs, orders)]
         ys = [np.ascontiguousarray(a[o]) for a, o in zip(ys, orders)]

@@ -207,4 +207,11 @@ SPEC = TaskSpec(
     starting_point=_starting_point,
     check=_check,
     metrics="metrics:QuadraticMetrics",
-    oracle="exact_quadratic:QuadraticExact")
+    oracle="exact_quadratic:QuadraticExact",
+    exact_solves="closed_form",
+    # x in the data's units (x* of Simulated lies within +-2, x0 ~ N(0, I))
+    search_box=(-5.0, 5.0),
+    tiny_labels=(0.3, -1.2, 0.8, 1.5),
+    tiny_params=(("dim_x", 1), ("ridge", 0.1), ("lam", 0.0)),
+    references=("x0", "x_star"),
+    compile_seconds=(10, 20))

@@ -38,7 +38,29 @@ Fields:
   float64 resolution of 0 or 1 (sample weights), e^{x_i} under- or
   overflowing (regularisation): there H no longer depends on x_i and the
   computed grad H vanishes by round-off, not at a stationary point
-  (``metrics.saturation``: such a point is never read as stationary).
+  (``metrics.saturation``: such a point is never read as stationary);
+- ``exact_solves`` (default ``"newton"``): how y*(x) and z*(x) are
+  computed exactly: ``"closed_form"`` by the oracle's own ``y_star`` and
+  ``z_star`` (quadratic), ``"newton"`` by ``exact_glm.GLMExact``'s
+  Newton-CG on the oracle; ImplicitGD's solves and the black-box search's
+  ``exact_value`` follow it;
+- ``x_per_sample`` (default False): x has one coordinate per LL sample,
+  indexed by its row (datacleaning's sample weights): the rows are never
+  reordered (``sampling="blocks"`` reads them through a permutation,
+  ``records.make_levels``);
+- ``search_box`` (default (-5, 5)): the box of each coordinate of x that
+  the black-box search (``algorithms/search.py``) searches when ``low``
+  and ``high`` are not given;
+- ``tiny_labels``, ``tiny_params``: the labels of 4 samples and the task
+  parameters (``(name, value)`` pairs) of the tiny problem that compiles
+  the task's kernels (``engine.tiny_problem``: 3 features);
+- ``references`` (default "x0", "best_scalar"): the reference results
+  the metrics report beside every point (``reference_results``: "x0",
+  and "x_star", "best_scalar" or the sample weights' "weights_one",
+  "weights_oracle", "val_only");
+- ``compile_seconds``: (single loop, one baseline family) seconds of a
+  first compile on the 2-core machine of docs/performance.md, announced
+  while it runs (``engine.announced``).
 
 The metric evaluator and the oracle are named, not imported: they pull in
 scipy and the exact-metric kernels, and ``metrics`` itself reads the
@@ -60,6 +82,10 @@ SIGMOID_RESOLVED = (-53 * np.log(2.0), 53 * np.log(2.0))
 EXP_RESOLVED = (-1075 * np.log(2.0), np.log(np.finfo(np.float64).max))
 
 
+# How a task's y*(x) and z*(x) are computed exactly (``exact_solves``)
+EXACT_SOLVES = ("closed_form", "newton")
+
+
 def resolve(ref):
     """The object named ``"module:attr"``, ``module`` relative to
     ``benchmark_utils``."""
@@ -78,7 +104,20 @@ class TaskSpec:
     oracle: str
     cross_in_data: bool = True
     x_range: tuple = (-np.inf, np.inf)
+    exact_solves: str = "newton"
+    x_per_sample: bool = False
+    search_box: tuple = (-5.0, 5.0)
+    tiny_labels: tuple = (0.0, 1.0, 1.0, 0.0)
+    tiny_params: tuple = ()
+    compile_seconds: tuple = (30, 30)
+    references: tuple = ("x0", "best_scalar")
     code: int = -1  # set by the registry
+
+    def __post_init__(self):
+        if self.exact_solves not in EXACT_SOLVES:
+            raise ValueError(f"TaskSpec {self.name!r}: exact_solves must be "
+                             f"one of {EXACT_SOLVES}, got "
+                             f"{self.exact_solves!r}")
 
     def metrics_class(self):
         return resolve(self.metrics)
