@@ -28,7 +28,7 @@ def _argv(storage, trials, *extra):
 
 def _trials(storage, argv):
     """Per solver, every trial as what it ran and scored: number, state,
-    parameters, criterion, reports and attributes (but its time)."""
+    parameters, criterion, reports and attributes (but its times)."""
     settings = cli.settings_of(cli.parser().parse_args(argv))
     store = tstudy.open_storage(str(storage))
     out = {}
@@ -36,7 +36,8 @@ def _trials(storage, argv):
         study = tstudy.load_study(store, settings, solver)
         out[solver] = [
             (t.number, t.state, t.params, t.value, t.intermediate_values,
-             {k: v for k, v in t.user_attrs.items() if k != "seconds"})
+             {k: v for k, v in t.user_attrs.items()
+              if k not in ("seconds", "solver_seconds")})
             for t in sorted(study.get_trials(deepcopy=False),
                             key=lambda t: t.number)]
     return out
