@@ -2,7 +2,7 @@
 
 ``run_iterations`` runs the single-loop family (PnPBO paper, Algorithm 1:
 ``core.single_loop``), ``run_baseline`` the baselines' eight families
-(``core.baseline_loop.FAMILIES``: inner loop, momentum, Gauss-Seidel
+(``families.loop.FAMILIES``: inner loop, momentum, Gauss-Seidel
 momentum, restart, penalty, iterative differentiation, value function,
 zeroth order).  Each
 entry is compiled per task (its marker in ``Model``) and feature dtype,
@@ -30,7 +30,7 @@ import numpy as np
 from .algorithms import (BASELINE, BaselineConfig, BaselineRun, PnPBORun,
                          config_of, entry)
 from .algorithms.baseline import FAMILIES
-from .core.baseline_loop import FAMILY_NAMES, run_baseline  # noqa: F401
+from .families.loop import FAMILY_NAMES, run_baseline  # noqa: F401
 from .core.single_loop import run_iterations  # noqa: F401
 from .problem import problem_from_data
 from .tasks.registry import get_task

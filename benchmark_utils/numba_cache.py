@@ -14,11 +14,11 @@ task's, another baseline family's) is still found.
 
 Switches narrow the dependencies.  A module that selects one of several
 modules by a marker type at compile time (``tasks/dispatch.py`` the
-task's kernels, ``core/baseline_loop.py`` the baseline family's iteration)
+task's kernels, ``families/loop.py`` the baseline family's iteration)
 registers them (:func:`register_switch`); a specialisation whose signature
 holds a marker depends, through that switch, on its marker's module only.
 So an edit of ``tasks/softmax_ce.py`` recompiles the multiclass tasks,
-not the single loop on Simulated, and an edit of ``core/restart.py``
+not the single loop on Simulated, and an edit of ``families/restart.py``
 recompiles VRBO, not the single loop.  The import scan reads module-level
 imports (those inside a function body are Python-side: compiled code reads
 module globals), and the sources are read once, when the package is

@@ -50,7 +50,7 @@ import numpy as np
 from . import engine
 from .algorithms.baseline import FAMILIES
 from .algorithms.table import ALGORITHMS, BASELINE, entry
-from .core.baseline_loop import FAMILY_NAMES
+from .families.loop import FAMILY_NAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 DTYPES = ("float64", "float32")  # feature storage (data.storage)

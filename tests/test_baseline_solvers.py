@@ -329,7 +329,7 @@ def test_vrbo_period_frac_reaches_the_period(api, period_frac, batch_size,
     assert period == max(1, int((N + M) * period_frac / batch_size))
     assert solver.config().period == period
     assert solver.cfg.period == period
-    assert solver.state.cfg.period == period  # what the engine runs
+    assert solver.state.cfg.own.period == period  # what the engine runs
 
 
 def test_fsla_storm_a_none_takes_step_size(api):
@@ -338,7 +338,7 @@ def test_fsla_storm_a_none_takes_step_size(api):
         solver = solver_class("FSLA").get_instance(step_size=step)
         assert solver.config().storm_a == step
         solver.set_objective(problem, x0, y0, z0, 0)
-        assert solver.state.cfg.storm_a == step
+        assert solver.state.cfg.own.storm_a == step
     explicit = solver_class("FSLA").get_instance(step_size=0.1, storm_a=0.3)
     assert explicit.config().storm_a == 0.3
     # step_size > 1 is fine with an explicit storm_a
@@ -520,8 +520,8 @@ def test_f2sa_defaults(conv_data):
     assert ratios[-1] < 0.95, ratios[-1]
     K = run.iteration
     lam = 1.0 + sum(0.1 / (k + 1) ** (6 / 7) for k in range(K))
-    assert run.work.lam[0] == pytest.approx(lam, rel=1e-12)
-    assert run.work.lam[0] > 2.0
+    assert run.work.own.lam[0] == pytest.approx(lam, rel=1e-12)
+    assert run.work.own.lam[0] > 2.0
 
 
 @pytest.mark.parametrize("name", ["PZOBO", "BOME"])

@@ -1,4 +1,4 @@
-"""BOME and PZOBO (docs/baselines.md §3, core/hessian_free.py) beyond the
+"""BOME and PZOBO (docs/baselines.md §3, families/hessian_free.py) beyond the
 transcription checks of tests/test_baselines.py:
 
 * the generator's standard normals (``rng.normal``): their moments;
@@ -117,7 +117,7 @@ def test_bome_one_full_batch_iteration_is_its_closed_form(quad):
     norm2 = qx @ qx + qy @ qy
     lam = max(eta * norm2 - fx @ qx - fy @ qy, 0.0) / norm2
     assert lam > 0
-    assert run.work.lam[0] == pytest.approx(lam, rel=1e-12)
+    assert run.work.own.lam[0] == pytest.approx(lam, rel=1e-12)
     np.testing.assert_allclose(run.x, x0 - alpha * (fx + lam * qx),
                                rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(run.y, y0 - beta * (fy + lam * qy),

@@ -1,4 +1,4 @@
-"""ITD (docs/baselines.md §3, ``core/unrolled.py``) against
+"""ITD (docs/baselines.md §3, ``families/unrolled.py``) against
 
 * its plain NumPy transcription (``reference_baselines.ITD``), iteration
   by iteration on the same generator stream: x, y, z to 1e-12 relative and

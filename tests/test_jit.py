@@ -5,7 +5,8 @@ import pytest
 from numba import njit
 from numba.core.errors import NumbaError
 
-from benchmark_utils.core import baseline_loop, oracles, single_loop
+from benchmark_utils.core import oracles, single_loop
+from benchmark_utils.families import loop as baseline_loop
 from benchmark_utils.jit.refcount import NO_REFCOUNT, copy_into
 
 # Every function a loop calls per iteration with records of arrays.

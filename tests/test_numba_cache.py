@@ -244,7 +244,7 @@ def test_a_task_specialisation_depends_on_its_task_only():
     assert {"tasks/quadratic.py", "tasks/dispatch.py",
             "core/records.py", "core/passes.py"} <= quadratic
     assert not quadratic & {"tasks/logreg.py", "tasks/multilogreg.py",
-                            "tasks/softmax_ce.py", "core/restart.py",
+                            "tasks/softmax_ce.py", "families/restart.py",
                             "tasks/batch_products/__init__.py"}
     cleaning = _deps("core/single_loop.py", "Datacleaning")
     # datacleaning builds on multilogreg's kernels: kept through its import
@@ -258,18 +258,19 @@ def test_a_task_specialisation_depends_on_its_task_only():
 
 
 def test_a_baseline_family_depends_on_its_family_only():
-    vrbo = _deps("core/baseline_loop.py", "Restart", "Logreg")
-    assert {"core/restart.py", "core/solves.py", "tasks/logreg.py"} <= vrbo
-    assert not vrbo & {"core/momentum.py", "core/penalty.py",
-                       "core/inner_loop.py", "tasks/quadratic.py",
-                       "core/hessian_free.py"}
-    bome = _deps("core/baseline_loop.py", "ValueFunction", "Quadratic")
-    assert {"core/hessian_free.py", "core/solves.py"} <= bome
-    assert not bome & {"core/restart.py", "core/penalty.py"}
+    vrbo = _deps("families/loop.py", "Restart", "Logreg")
+    assert {"families/restart.py", "core/solves.py",
+            "tasks/logreg.py"} <= vrbo
+    assert not vrbo & {"families/momentum.py", "families/penalty.py",
+                       "families/inner_loop.py", "tasks/quadratic.py",
+                       "families/hessian_free.py"}
+    bome = _deps("families/loop.py", "ValueFunction", "Quadratic")
+    assert {"families/hessian_free.py", "core/solves.py"} <= bome
+    assert not bome & {"families/restart.py", "families/penalty.py"}
     # the single loop does not depend on any baseline family
     assert not _deps("core/single_loop.py") & {
-        "core/restart.py", "core/momentum.py", "core/baseline_loop.py",
-        "core/hessian_free.py"}
+        "families/restart.py", "families/momentum.py", "families/loop.py",
+        "families/hessian_free.py"}
 
 
 def test_imports_inside_functions_are_not_dependencies():

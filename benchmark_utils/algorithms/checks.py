@@ -26,6 +26,12 @@ def check_positive(name, value):
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
 
 
+def check_nonnegative(name, value):
+    if not (is_number(value) and math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got "
+                         f"{value!r}")
+
+
 def check_unit(name, value):
     if not (is_number(value) and 0 < value <= 1):
         raise ValueError(f"{name} must be in (0, 1], got {value!r}")
@@ -58,10 +64,10 @@ def check_bool(name, value):
                          f"got {value!r}")
 
 
-def check_choice(name, value, choices):
+def check_choice(name, value, choices, note=""):
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, "
-                         f"got {value!r}")
+                         f"got {value!r}{note}")
 
 
 def check_batch(batch_size, n=None, m=None):

@@ -207,6 +207,8 @@ def make_stream(rng):
 # --------------------------------------------------------------------------
 # Records of the baseline families (docs/baselines.md): the Model, Level,
 # Iterates and Stream records above are shared; these hold what differs.
+# What one family alone reads is its own record (``own``), declared in its
+# module (``families/``): a new family never edits this file.
 # --------------------------------------------------------------------------
 class BWork(NamedTuple):
     """Work vectors of the baseline families (allocated once per run)."""
@@ -231,34 +233,20 @@ class BWork(NamedTuple):
     rz: np.ndarray
     ty: np.ndarray
     tz: np.ndarray
-    ypen: np.ndarray  # F2SA: the penalised lower-level copy
     zero: np.ndarray  # zeros (a zero vector in the z slot)
     none: np.ndarray  # (0,): no vector in the z slot (dispatch: skipped)
-    lam: np.ndarray   # (1,) F2SA's multiplier lambda_k
     # (b,) int64: a multi-step block's current batch (the next is drawn
     # ahead into the level's perm)
     jbuf: np.ndarray
-    # ITD, BOME, PZOBO: the start of every inner run (ITD without warm
-    # start: the run's y0; PZOBO: y_k) and the batches J_0..J_{T-1} of T
-    # recorded steps (T, b) int64
-    ystart: np.ndarray
-    steps: np.ndarray
-    # ITD: the inner loop's iterates y_0..y_{T-1} (T, dim_y), kept for the
-    # backward pass; (0, dim_y) in the other families
-    ytraj: np.ndarray
-    # BOME, PZOBO (core/hessian_free.py)
-    yhat: np.ndarray   # y after T steps from y_k (BOME's y-hat, PZOBO's
-    #                    perturbed y^T(x_k + mu u_j))
-    xpert: np.ndarray  # PZOBO: x_k + mu u_j
-    gauss: np.ndarray  # PZOBO: the Gaussian direction u_j
+    own: tuple        # the family's own state (its ``State`` record)
 
 
 class BConfig(NamedTuple):
     """Numeric configuration of a baseline run (``BaselineConfig``
-    validated): its family's marker (``baseline_loop.family_marker``:
+    validated): its family's marker (``families.loop.family_marker``:
     its type selects the family's iteration at compile time), the
-    inverse-Hessian solver, batch, steps, loop lengths and the parameters
-    of each family."""
+    inverse-Hessian solver, batch, steps and loop lengths, and the
+    family's own numbers (its ``Params`` record)."""
     family: IntEnum
     solver: int        # NEUMANN, HIA or SGD_Z
     batch: int
@@ -269,35 +257,21 @@ class BConfig(NamedTuple):
     exp_y: float
     exp_z: float       # FSLA's z step decay
     n_inner: int       # inner steps T (Level.T is a level's table)
-    n_z: int           # AmIGO's linear-system steps T_z
     Q: int             # Neumann / HIA length
-    storm_a: float     # STORM weight a_k = storm_a / (k + 1)^exp_a;
-    #                    BOME's eta
-    exp_a: float
-    period: int        # VRBO: outer iterations between restarts
-    lmbda0: float      # F2SA
-    delta: float
-    exp_w: float
-    exp_delta: float
     blocks: bool
     cross: bool        # the task's g data part depends on x (TaskSpec)
-    warm: bool         # ITD: each inner loop starts at y_k (else at y0)
-    mu: float          # PZOBO: the perturbation radius
-    n_dirs: int        # PZOBO: Gaussian directions per outer iteration
+    own: tuple         # the family's own numbers (its ``Params`` record)
 
 
-def make_bwork(dx, dy, batch_size, n_steps=1, n_traj=0):
+def make_bwork(dx, dy, batch_size, own):
     """The work vectors of a baseline run (``batch_size``: rows of a
-    batch; ``n_steps`` rows of recorded batches; ``n_traj``: the inner
-    iterates an ITD run keeps, 0 in the other families)."""
+    batch; ``own``: the family's state)."""
     def vec(d):
         return np.zeros(d)
     xs = {name: vec(dx) for name in ("ux", "ux2", "d", "d2", "vx", "rx",
-                                     "tx", "xpert", "gauss")}
+                                     "tx")}
     ys = {name: vec(dy) for name in ("r", "r2", "w1", "w2", "s", "s2", "hv",
                                      "vy", "gy", "gy2", "ry", "rz", "ty",
-                                     "tz", "ypen", "zero", "yhat", "ystart")}
-    return BWork(**xs, **ys, none=np.zeros(0), lam=np.zeros(1),
-                 jbuf=np.zeros(batch_size, dtype=np.int64),
-                 steps=np.zeros((n_steps, batch_size), dtype=np.int64),
-                 ytraj=np.zeros((n_traj, dy)))
+                                     "tz", "zero")}
+    return BWork(**xs, **ys, none=np.zeros(0),
+                 jbuf=np.zeros(batch_size, dtype=np.int64), own=own)

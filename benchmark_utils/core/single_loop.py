@@ -18,7 +18,7 @@ and at the end of the first iteration whose sample count reaches the
 caller's target (a point of the Objective's grid of sample evaluations,
 docs/metrics.md).
 Nothing is allocated inside the loop.  The baselines' eight families
-(``baseline_loop``) are compositions of the same blocks, each block
+(``families``) are compositions of the same blocks, each block
 keeping one call site of each kernel.
 """
 

@@ -13,23 +13,7 @@ iterate is finite (the run stops at the first one that is not).
 
 from ..numba_cache import njit
 from .estimators import clip_norm, moving_average
-
-
-@njit(cache=True)
-def schedule(c, e, k):
-    """Step size ``c / (k + 1)^e`` (constant when ``e = 0``)."""
-    if e == 0.0:
-        return c
-    return c / (k + 1.0) ** e
-
-
-@njit(cache=True, inline="always")
-def not_finite(v):
-    """Whether ``v`` is inf or NaN (then ``v - v`` is NaN): a comparison
-    whose OR over a vector the compiler vectorises, where a running sum (a
-    serial chain of additions without fastmath) took about 8 us per
-    iteration over MNIST's 20 000-dimensional x."""
-    return (v - v) != 0.0
+from .schedule import not_finite, schedule
 
 
 @njit(cache=True, inline="always")

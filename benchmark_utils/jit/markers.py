@@ -6,7 +6,7 @@ numba types it as an ``IntEnumMember`` of that class, so a function that
 receives it (in a record) is compiled once per marker, and an ``overload``
 picks the marker's code at compile time: a task's kernels
 (``tasks.dispatch``), a baseline family's iteration
-(``core.baseline_loop``).  A run then compiles its own task and family
+(``families.loop``).  A run then compiles its own task and family
 only; a run-time code would compile every branch in every run.
 """
 import sys

@@ -16,13 +16,24 @@ never corrects the x move; docs/baselines.md §7).  P is held in (xp, yp);
 the reported z is the last s_N.
 """
 
+from typing import NamedTuple
+
+from ..core.records import F, G
+from ..core.solves import (FULL_HESSIANS, NEUMANN, ONE_POINT,
+                           SAMPLED_HESSIANS, TWO_POINTS, WITH_GY, fresh,
+                           inverse_hvp, keep, phi, phi2, ul_pass, ul_pass2)
+from ..core.schedule import schedule
 from ..jit.refcount import copy_into
 from ..numba_cache import njit
-from .records import F, G
-from .solves import (FULL_HESSIANS, ONE_POINT, SAMPLED_HESSIANS, TWO_POINTS,
-                     WITH_GY, fresh, inverse_hvp, keep, phi, phi2, ul_pass,
-                     ul_pass2)
-from .steps import schedule
+from . import Family, Parameter
+
+
+class Params(NamedTuple):
+    period: int  # q: outer iterations between full restarts
+
+
+def params(config):
+    return Params(period=int(config.period))
 
 
 @njit(cache=True, inline="always")
@@ -69,7 +80,7 @@ def _correct(model, levels, iterates, work, cfg, stream):
 @njit(cache=True, inline="always")
 def vrbo_iteration(model, levels, iterates, work, cfg, stream, k):
     x, y = iterates.x, iterates.y
-    if k % cfg.period == 0:
+    if k % cfg.own.period == 0:
         _restart(model, levels, iterates, work, cfg, stream)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
@@ -80,3 +91,13 @@ def vrbo_iteration(model, levels, iterates, work, cfg, stream, k):
             for c in range(y.shape[0]):
                 y[c] -= beta_k * work.vy[c]
         _correct(model, levels, iterates, work, cfg, stream)
+
+
+FAMILY = Family(
+    marker="Restart", label="restart", iteration=vrbo_iteration,
+    algorithms={"VRBO": NEUMANN},
+    parameters={
+        "period": Parameter(100, ("integer", 1),
+                            "q, outer iterations between full restarts"),
+    },
+    params=params)

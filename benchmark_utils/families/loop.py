@@ -10,48 +10,40 @@ The family reaches the loop as its marker (``BConfig.family``,
 family, and ``family_loop`` compiles that family's
 iteration only.  A baseline run compiles its own family on its own task
 (a fraction of the loop every family would make), and numba caches each
-(family, task) on its own.
+(family, task) on its own.  ``FAMILIES`` is the table of families (the
+protocol: ``families/__init__.py``).
 """
 import inspect
 
 from numba.extending import overload
 
+from ..core.records import DIVERGED, K_ITER, N_SAMPLES, STATUS
+from ..core.schedule import not_finite
 from ..jit.markers import code_of, make_markers
 from ..jit.refcount import NO_REFCOUNT
 from ..numba_cache import njit, register_switch
-from .hessian_free import bome_iteration, pzobo_iteration
-from .inner_loop import inner_iteration
-from .momentum import fsla_iteration, jacobi_iteration
-from .penalty import f2sa_iteration
-from .records import DIVERGED, K_ITER, N_SAMPLES, STATUS
-from .restart import vrbo_iteration
-from .steps import not_finite
-from .unrolled import itd_iteration
+from . import hessian_free, inner_loop, momentum, penalty, restart, unrolled
 
-# The families: (marker name, what the user is told, its iteration); a
-# family's code is its place here.
+# The families; a family's code is its place here.
 FAMILIES = (
-    ("Inner", "inner-loop", inner_iteration),
-    ("Jacobi", "momentum", jacobi_iteration),
-    ("GaussSeidel", "Gauss-Seidel momentum", fsla_iteration),
-    ("Restart", "restart", vrbo_iteration),
-    ("Penalty", "penalty", f2sa_iteration),
-    ("Unrolled", "iterative-differentiation", itd_iteration),
-    ("ValueFunction", "value-function", bome_iteration),
-    ("ZerothOrder", "zeroth-order", pzobo_iteration),
+    inner_loop.FAMILY,
+    momentum.JACOBI,
+    momentum.GAUSS_SEIDEL,
+    restart.FAMILY,
+    penalty.FAMILY,
+    unrolled.FAMILY,
+    hessian_free.VALUE_FUNCTION,
+    hessian_free.ZEROTH_ORDER,
 )
-INNER, JACOBI, GAUSS_SEIDEL, RESTART, PENALTY, UNROLLED, VALUE_FUNCTION, \
-    ZEROTH_ORDER = range(len(FAMILIES))
-FAMILY_NAMES = {code: label for code, (_, label, _) in enumerate(FAMILIES)}
-FAMILY_MARKERS = make_markers([name for name, _, _ in FAMILIES], __name__)
-ITERATIONS = {code: step for code, (_, _, step) in enumerate(FAMILIES)}
+FAMILY_NAMES = {code: f.label for code, f in enumerate(FAMILIES)}
+FAMILY_MARKERS = make_markers([f.marker for f in FAMILIES], __name__)
 
 
 # a specialisation of this loop depends on its own family's module only
 register_switch(__file__, {
     type(FAMILY_MARKERS[code]).__name__:
-        inspect.getsourcefile(step.py_func)
-    for code, step in ITERATIONS.items()})
+        inspect.getsourcefile(f.iteration.py_func)
+    for code, f in enumerate(FAMILIES)})
 
 
 def family_marker(code):
@@ -73,7 +65,9 @@ def _family_loop(family, model, levels, iterates, work, cfg, stream, n_iter,
     # A function of its own, not inlined into run_baseline: numba would
     # type the family's iteration twice (here and again where it is
     # inlined), which was 40 % of a family's compile (docs/architecture.md).
-    step = ITERATIONS[code_of(family)]
+    own = FAMILIES[code_of(family)]
+    step = own.iteration
+    own_finite = _no_state if own.finite is None else own.finite
 
     def impl(family, model, levels, iterates, work, cfg, stream, n_iter,
              target):
@@ -82,7 +76,7 @@ def _family_loop(family, model, levels, iterates, work, cfg, stream, n_iter,
             k = counters[K_ITER]
             step(model, levels, iterates, work, cfg, stream, k)
             counters[K_ITER] = k + 1
-            if not _finite(iterates, work):
+            if not (_finite(iterates) and own_finite(work.own)):
                 counters[STATUS] = DIVERGED
                 break
             if counters[N_SAMPLES] >= target:
@@ -91,9 +85,14 @@ def _family_loop(family, model, levels, iterates, work, cfg, stream, n_iter,
 
 
 @njit(cache=True, inline="always")
-def _finite(iterates, work):
+def _no_state(own):
+    return True
+
+
+@njit(cache=True, inline="always")
+def _finite(iterates):
     bad = False
-    for v in (iterates.x, iterates.y, iterates.z, work.ypen):
+    for v in (iterates.x, iterates.y, iterates.z):
         for c in range(v.shape[0]):
             bad |= not_finite(v[c])
     return not bad

@@ -31,13 +31,69 @@ its whole level and nothing is drawn.  The reported z stays z_0: neither
 method estimates z*(x).
 """
 
+from typing import NamedTuple
+
+import numpy as np
+
 from ..jit.refcount import NO_REFCOUNT, copy_into
 from ..numba_cache import njit
-from .oracles import grad_x_g, reg_at
-from .records import F, G, N_SAMPLES
-from .rng import normal
-from .solves import fresh, grad_y_g, keep, ul_pass
-from .steps import schedule
+from ..core.oracles import grad_x_g, reg_at
+from ..core.records import F, G, N_SAMPLES
+from ..core.rng import normal
+from ..core.solves import NEUMANN, fresh, grad_y_g, keep, ul_pass
+from ..core.schedule import schedule
+from . import Family, Parameter
+
+# BOME's phi_k: eta |grad q|^2 only; eta (g(x_k, y_k) - g(x_k, y-hat))
+# needs values of g, which the core's oracles do not compute.
+CHOICE_PHI = ("grad_norm",)
+
+
+class BomeParams(NamedTuple):
+    eta: float  # the weight of phi_k
+
+
+class BomeState(NamedTuple):
+    yhat: np.ndarray   # y after T steps from y_k
+    steps: np.ndarray  # (T, b) int64: the batches J_1..J_T
+    lam: np.ndarray    # (1,) the last lambda_k
+
+
+class PzoboParams(NamedTuple):
+    mu: float    # the perturbation radius
+    n_dirs: int  # Q Gaussian directions per outer iteration
+
+
+class PzoboState(NamedTuple):
+    ystart: np.ndarray  # y_k
+    yhat: np.ndarray    # y^T(x_k + mu u_j)
+    xpert: np.ndarray   # x_k + mu u_j
+    gauss: np.ndarray   # u_j
+    steps: np.ndarray   # (T, b) int64: the batches J_1..J_T
+
+
+def _steps(config, dims):
+    return np.zeros((int(config.n_inner_steps), dims.batch), dtype=np.int64)
+
+
+def bome_params(config):
+    return BomeParams(eta=float(config.storm_a))
+
+
+def bome_state(config, dims, y0):
+    return BomeState(yhat=np.zeros(dims.dy), steps=_steps(config, dims),
+                     lam=np.zeros(1))
+
+
+def pzobo_params(config):
+    return PzoboParams(mu=float(config.mu),
+                       n_dirs=int(config.n_gaussian_vectors))
+
+
+def pzobo_state(config, dims, y0):
+    return PzoboState(ystart=y0.copy(), yhat=np.zeros(dims.dy),
+                      xpert=np.zeros(dims.dx), gauss=np.zeros(dims.dx),
+                      steps=_steps(config, dims))
 
 
 @njit(cache=True, inline="always")
@@ -90,12 +146,13 @@ def bome_iteration(model, levels, iterates, work, cfg, stream, k):
     b = cfg.batch
     blocks = cfg.blocks
     T = cfg.n_inner
-    x, y, yhat = iterates.x, iterates.y, work.yhat
+    x, y, yhat = iterates.x, iterates.y, work.own.yhat
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     copy_into(yhat, y)
-    draw_steps(stream, levels[G], b, blocks, T, work.steps)
-    gd_steps(model, levels, stream, T, beta_k, x, yhat, b, work.steps, work)
+    draw_steps(stream, levels[G], b, blocks, T, work.own.steps)
+    gd_steps(model, levels, stream, T, beta_k, x, yhat, b, work.own.steps,
+             work)
     fx, fy, qx, qy = work.ux, work.r, work.d, work.gy2
     ids, count = batch(stream, levels[F], b, blocks)
     grad_f(model, levels, stream, ids, count, x, y, fx, fy, work)
@@ -117,8 +174,8 @@ def bome_iteration(model, levels, iterates, work, cfg, stream, k):
         dot += fy[c] * qy[c]
     lam = 0.0
     if norm2 > 0.0:
-        lam = max(cfg.storm_a * norm2 - dot, 0.0) / norm2
-    work.lam[0] = lam
+        lam = max(cfg.own.eta * norm2 - dot, 0.0) / norm2
+    work.own.lam[0] = lam
     for c in range(x.shape[0]):
         x[c] -= alpha_k * (fx[c] + lam * qx[c])
     for c in range(y.shape[0]):
@@ -133,21 +190,23 @@ def pzobo_iteration(model, levels, iterates, work, cfg, stream, k):
     x, y = iterates.x, iterates.y
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
-    y0, u, xp, yp = work.ystart, work.gauss, work.xpert, work.yhat
+    own = work.own
+    y0, u, xp, yp = own.ystart, own.gauss, own.xpert, own.yhat
     copy_into(y0, y)
-    draw_steps(stream, levels[G], b, blocks, T, work.steps)
-    gd_steps(model, levels, stream, T, beta_k, x, y, b, work.steps, work)
+    draw_steps(stream, levels[G], b, blocks, T, own.steps)
+    gd_steps(model, levels, stream, T, beta_k, x, y, b, own.steps, work)
     d, r = work.d, work.r
     ids, count = batch(stream, levels[F], b, blocks)
     grad_f(model, levels, stream, ids, count, x, y, d, r, work)
-    mu = cfg.mu
-    scale = 1.0 / (mu * cfg.n_dirs)
-    for _ in range(cfg.n_dirs):
+    mu = cfg.own.mu
+    n_dirs = cfg.own.n_dirs
+    scale = 1.0 / (mu * n_dirs)
+    for _ in range(n_dirs):
         for c in range(x.shape[0]):
             u[c] = normal(stream.rng)
             xp[c] = x[c] + mu * u[c]
         copy_into(yp, y0)
-        gd_steps(model, levels, stream, T, beta_k, xp, yp, b, work.steps,
+        gd_steps(model, levels, stream, T, beta_k, xp, yp, b, own.steps,
                  work)
         s = 0.0
         for c in range(y.shape[0]):
@@ -157,3 +216,31 @@ def pzobo_iteration(model, levels, iterates, work, cfg, stream, k):
             d[c] += s * u[c]
     for c in range(x.shape[0]):
         x[c] -= alpha_k * d[c]
+
+
+# storm_a is BOME's eta: the baselines' parameter ``eta`` fills it
+# (algorithms/table.py, BASELINE.renames)
+VALUE_FUNCTION = Family(
+    marker="ValueFunction", label="value-function", iteration=bome_iteration,
+    algorithms={"BOME": NEUMANN},
+    parameters={
+        "storm_a": Parameter(0.5, "positive",
+                             "eta, the weight of phi_k (Ye et al., 2022)"),
+        "choice_phi": Parameter(
+            "grad_norm",
+            ("choice", CHOICE_PHI, " (phi = eta (g(x, y) - g(x, y-hat)) "
+             "needs values of g, which the core does not compute)"),
+            "phi_k: eta |grad q|^2"),
+    },
+    params=bome_params, state=bome_state)
+
+ZEROTH_ORDER = Family(
+    marker="ZerothOrder", label="zeroth-order", iteration=pzobo_iteration,
+    algorithms={"PZOBO": NEUMANN},
+    parameters={
+        "mu": Parameter(0.1, "positive", "the perturbation radius mu"),
+        "n_gaussian_vectors": Parameter(
+            10, ("integer", 1), "Q, Gaussian directions per outer "
+            "iteration"),
+    },
+    params=pzobo_params, state=pzobo_state)

@@ -1,6 +1,6 @@
 """The penalty family (docs/baselines.md §3.9): F2SA (Kwon, Kwon, Wright,
 Nowak, ICML 2023, Alg. 1), first-order only.  With the penalised lower
-level copy y (``work.ypen``), the lower-level copy w (reported as y) and the
+level copy y (``work.own.ypen``), the lower-level copy w (reported as y) and the
 multiplier lambda_k:
 
     T times:  J_t, J'_t, I_t fresh
@@ -16,21 +16,56 @@ lambda_k (w - y) estimates z*(x) (on a quadratic lambda (y*_lambda - y*)
 -> -z*), so F2SA gets a meaningful implicit gap.
 """
 
+from typing import NamedTuple
+
+import numpy as np
+
 from ..numba_cache import njit
-from .oracles import grad_x_g, level_mean, reg_at
-from .records import F, G
-from .solves import fresh, grad_y_g, keep
-from .steps import schedule
+from ..core.oracles import grad_x_g, level_mean, reg_at
+from ..core.records import F, G
+from ..core.solves import NEUMANN, fresh, grad_y_g, keep
+from ..core.schedule import not_finite, schedule
+from . import Family, Parameter
+
+
+class Params(NamedTuple):
+    delta: float      # delta_k = delta / (k + 1)^exp_delta
+    exp_w: float      # beta^w_k = beta / (k + 1)^exp_w
+    exp_delta: float
+
+
+class State(NamedTuple):
+    ypen: np.ndarray  # the penalised lower-level copy y
+    lam: np.ndarray   # (1,) the multiplier lambda_k
+
+
+def params(config):
+    return Params(delta=float(config.delta_lmbda),
+                  exp_w=float(config.exponent_w),
+                  exp_delta=float(config.exponent_delta))
+
+
+def state(config, dims, y0):
+    """y starts at y0, lambda at lambda_0."""
+    return State(ypen=y0.copy(), lam=np.full(1, float(config.lmbda0)))
+
+
+@njit(cache=True, inline="always")
+def own_finite(own):
+    bad = False
+    for c in range(own.ypen.shape[0]):
+        bad |= not_finite(own.ypen[c])
+    return not bad
 
 
 @njit(cache=True, inline="always")
 def f2sa_iteration(model, levels, iterates, work, cfg, stream, k):
     b = cfg.batch
     blocks = cfg.blocks
-    x, wy, yp = iterates.x, iterates.y, work.ypen
-    lam = work.lam[0]
+    x, wy, yp = iterates.x, iterates.y, work.own.ypen
+    lam = work.own.lam[0]
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
-    betaw_k = schedule(cfg.beta, cfg.exp_w, k)
+    betaw_k = schedule(cfg.beta, cfg.own.exp_w, k)
     dy = wy.shape[0]
     for _ in range(cfg.n_inner):
         J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
@@ -64,4 +99,20 @@ def f2sa_iteration(model, levels, iterates, work, cfg, stream, k):
         x[c] -= alpha_k * work.d[c]
     for c in range(dy):
         iterates.z[c] = lam * (wy[c] - yp[c])
-    work.lam[0] = lam + schedule(cfg.delta, cfg.exp_delta, k)
+    work.own.lam[0] = lam + schedule(cfg.own.delta, cfg.own.exp_delta, k)
+
+
+FAMILY = Family(
+    marker="Penalty", label="penalty", iteration=f2sa_iteration,
+    algorithms={"F2SA": NEUMANN},
+    parameters={
+        "lmbda0": Parameter(1.0, "positive", "the multiplier lambda_0"),
+        "delta_lmbda": Parameter(0.1, "nonnegative",
+                                 "delta in delta_k = delta / (k + 1)^"
+                                 "exponent_delta"),
+        "exponent_w": Parameter(4 / 7, "exponent",
+                                "the decay of the w step beta^w_k"),
+        "exponent_delta": Parameter(6 / 7, "exponent",
+                                    "the decay of delta_k"),
+    },
+    params=params, state=state, finite=own_finite)

@@ -13,12 +13,24 @@ Ghadimi and Wang, arXiv 1802.02246, Alg. 2; Hong, Wai, Wang, Yang, SIAM J.
 Optim. 2023, Alg. 1.)
 """
 
+from typing import NamedTuple
+
+from ..core.records import F, G
+from ..core.solves import (HIA, NEUMANN, ONE_POINT, SAMPLED_HESSIANS, SGD_Z,
+                           WITHOUT_GY, fresh, inverse_hvp, phi, sgd_y, sgd_z,
+                           ul_pass)
+from ..core.schedule import schedule
 from ..jit.refcount import copy_into
 from ..numba_cache import njit
-from .records import F, G
-from .solves import (ONE_POINT, SAMPLED_HESSIANS, SGD_Z, WITHOUT_GY, fresh,
-                     inverse_hvp, phi, sgd_y, sgd_z, ul_pass)
-from .steps import schedule
+from . import Family, Parameter
+
+
+class Params(NamedTuple):
+    n_z: int  # AmIGO's linear-system steps T_z
+
+
+def params(config):
+    return Params(n_z=int(config.n_z_steps))
 
 
 @njit(cache=True, inline="always")
@@ -32,7 +44,7 @@ def inner_iteration(model, levels, iterates, work, cfg, stream, k):
     ids = fresh(stream, levels[F], b, blocks)
     ul_pass(model, levels, stream, ids, b, (x, y), (work.ux, work.r), work)
     if cfg.solver == SGD_Z:
-        sgd_z(model, levels, stream, cfg.n_z, cfg.gamma, x, y, z, work.r, b,
+        sgd_z(model, levels, stream, cfg.own.n_z, cfg.gamma, x, y, z, work.r, b,
               blocks, work)
     else:
         inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS,
@@ -44,3 +56,14 @@ def inner_iteration(model, levels, iterates, work, cfg, stream, k):
         WITHOUT_GY, cfg.cross, work)
     for c in range(x.shape[0]):
         x[c] -= alpha_k * work.d[c]
+
+
+FAMILY = Family(
+    marker="Inner", label="inner-loop", iteration=inner_iteration,
+    algorithms={"stocBiO": NEUMANN, "AmIGO": SGD_Z, "BSA": HIA,
+                "TTSA": HIA},
+    parameters={
+        "n_z_steps": Parameter(10, ("integer", 1),
+                               "T_z, AmIGO's linear-system steps"),
+    },
+    params=params)

@@ -22,13 +22,35 @@ with a_k = storm_a / (k + 1)^exp_a.  (Yang, Ji, Liang, NeurIPS 2021, Alg.
 1.)
 """
 
+from typing import NamedTuple
+
+from ..core.records import F, G
+from ..core.solves import (HIA, NEUMANN, SAMPLED_HESSIANS, WITH_GY,
+                           WITHOUT_GY, fresh, grad_y_g, hvp, inverse_hvp,
+                           keep, phi, phi2, storm, ul_pass, ul_pass2)
+from ..core.schedule import schedule
 from ..jit.refcount import copy_into
 from ..numba_cache import njit
-from .records import F, G
-from .solves import (SAMPLED_HESSIANS, WITH_GY, WITHOUT_GY, fresh,
-                     grad_y_g, hvp, inverse_hvp, keep, phi, phi2, storm,
-                     ul_pass, ul_pass2)
-from .steps import schedule
+from . import Family, Parameter
+
+
+class Params(NamedTuple):
+    storm_a: float  # a_k = storm_a / (k + 1)^exp_a
+    exp_a: float
+
+
+def params(config):
+    return Params(storm_a=float(config.storm_a),
+                  exp_a=float(config.exponent_a))
+
+
+# the baselines' ``eta`` and ``exponent_eta`` fill these fields
+# (algorithms/table.py, BASELINE.renames)
+PARAMETERS = {
+    "storm_a": Parameter(0.5, "unit", "a in the STORM weight a_k = a / "
+                         "(k + 1)^exponent_a"),
+    "exponent_a": Parameter(2 / 3, "exponent", "the decay of a_k"),
+}
 
 
 @njit(cache=True, inline="always")
@@ -56,7 +78,7 @@ def jacobi_iteration(model, levels, iterates, work, cfg, stream, k):
     else:
         phi(model, levels, stream, J, b, (x, y, work.s),
             (work.ux, work.d, work.gy), WITH_GY, cfg.cross, work)
-    a_k = schedule(cfg.storm_a, cfg.exp_a, k)
+    a_k = schedule(cfg.own.storm_a, cfg.own.exp_a, k)
     storm(work.vy, work.gy, work.gy2, a_k, not two)
     storm(work.vx, work.d, work.d2, a_k, not two)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
@@ -107,8 +129,19 @@ def fsla_iteration(model, levels, iterates, work, cfg, stream, k):
              (work.ux, work.d, work.gy),
              (iterates.xp, iterates.yp, iterates.zp),
              (work.ux2, work.d2, work.gy), WITHOUT_GY, cfg.cross, work)
-    storm(work.vx, work.d, work.d2, schedule(cfg.storm_a, cfg.exp_a, k), first)
+    storm(work.vx, work.d, work.d2, schedule(cfg.own.storm_a, cfg.own.exp_a, k), first)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     for c in range(x.shape[0]):
         iterates.xp[c] = x[c]
         x[c] -= alpha_k * work.vx[c]
+
+
+JACOBI = Family(
+    marker="Jacobi", label="momentum", iteration=jacobi_iteration,
+    algorithms={"SUSTAIN": HIA, "MRBO": NEUMANN}, parameters=PARAMETERS,
+    params=params)
+
+GAUSS_SEIDEL = Family(
+    marker="GaussSeidel", label="Gauss-Seidel momentum",
+    iteration=fsla_iteration, algorithms={"FSLA": NEUMANN},
+    parameters=PARAMETERS, params=params)

@@ -22,17 +22,44 @@ H^{-1} grad_y f_I: z is ITD's estimate of z*(x).
 
 The forward loop is B1 (``solves.sgd_y``) made of the same blocks
 (``step_batch``, ``grad_y_g``) with its iterates and batches kept in
-``work.ytraj``, ``work.steps`` (allocated once per run); the backward
+``work.own.ytraj``, ``work.own.steps`` (allocated once per run); the backward
 pass is one ``oracles.level_mean`` call per step, whose weights give the
 cross term and the Hessian-vector product at once.
 """
 
+from typing import NamedTuple
+
+import numpy as np
+
 from ..jit.refcount import copy_into
 from ..numba_cache import njit
-from .oracles import level_mean, reg_at
-from .records import F, G
-from .solves import fresh, grad_y_g, keep, step_batch, ul_pass
-from .steps import schedule
+from ..core.oracles import level_mean, reg_at
+from ..core.records import F, G
+from ..core.solves import (NEUMANN, fresh, grad_y_g, keep, step_batch,
+                           ul_pass)
+from ..core.schedule import schedule
+from . import Family, Parameter
+
+
+class Params(NamedTuple):
+    warm: bool  # each inner loop starts at y_k (else at the run's y0)
+
+
+class State(NamedTuple):
+    ystart: np.ndarray  # the run's y0
+    steps: np.ndarray   # (T, b) int64: the batches J_0..J_{T-1}
+    ytraj: np.ndarray   # (T, dim y): the inner iterates y_0..y_{T-1}
+
+
+def params(config):
+    return Params(warm=bool(config.warm_start))
+
+
+def state(config, dims, y0):
+    T = int(config.n_inner_steps)
+    return State(ystart=y0.copy(),
+                 steps=np.zeros((T, dims.batch), dtype=np.int64),
+                 ytraj=np.zeros((T, dims.dy)))
 
 
 @njit(cache=True, inline="always")
@@ -43,12 +70,12 @@ def itd_iteration(model, levels, iterates, work, cfg, stream, k):
     dx, dy = x.shape[0], y.shape[0]
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
-    if not cfg.warm:
-        copy_into(y, work.ystart)
+    if not cfg.own.warm:
+        copy_into(y, work.own.ystart)
     for t in range(T):  # forward: B1, keeping y_t and J_t
         ids = step_batch(stream, levels[G], b, cfg.blocks, t, T, work)
-        copy_into(work.ytraj[t], y)
-        keep(work.steps[t], ids, b)
+        copy_into(work.own.ytraj[t], y)
+        keep(work.own.steps[t], ids, b)
         grad_y_g(model, levels, stream, ids, b, x, y, work.gy, work)
         for c in range(dy):
             y[c] -= beta_k * work.gy[c]
@@ -64,13 +91,13 @@ def itd_iteration(model, levels, iterates, work, cfg, stream, k):
     cx = beta_k if cfg.cross else 0.0
     for i in range(T):  # backward, t = T-1..0
         t = T - 1 - i
-        yt = work.ytraj[t]
+        yt = work.own.ytraj[t]
         for c in range(dy):
             z[c] += beta_k * v[c]
         work.hv[:] = 0.0
         # d -= beta_k mean_J hess_xy G_j v; hv = mean_J hess_yy G_j v
-        level_mean(G, model, levels, stream, work.steps[t], b, (x, yt, v),
-                   (cx, 0.0, 1.0), (d, work.ty, work.hv))
+        level_mean(G, model, levels, stream, work.own.steps[t], b,
+                   (x, yt, v), (cx, 0.0, 1.0), (d, work.ty, work.hv))
         # exact parts: rx(v) - rx(0) = -hess_xy R v, rz = hess_yy R v
         reg_at(model, x, yt, v, work.rx, work.ry, work.rz, True)
         reg_at(model, x, yt, work.zero, work.tx, work.ty, work.tz, True)
@@ -80,3 +107,15 @@ def itd_iteration(model, levels, iterates, work, cfg, stream, k):
             v[c] -= beta_k * (work.hv[c] + work.rz[c])
     for c in range(dx):
         x[c] -= alpha_k * d[c]
+
+
+FAMILY = Family(
+    marker="Unrolled", label="iterative-differentiation",
+    iteration=itd_iteration,
+    algorithms={"ITD": NEUMANN},  # no inverse-Hessian solver: unused
+    parameters={
+        "warm_start": Parameter(True, "bool",
+                                "each inner loop starts at y_k (else at "
+                                "the run's y0)"),
+    },
+    params=params, state=state)
