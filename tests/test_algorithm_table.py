@@ -342,3 +342,32 @@ def _tuning_key(name, params):
     if name == "mnist" and "fashion" in str(params.get("variant", "")):
         return "fashion-mnist"
     return name
+
+
+@pytest.mark.parametrize("name", ["SABA", "MRBO", "ImplicitGD", "Optuna"])
+def test_a_configuration_is_validated_once(name, monkeypatch):
+    """config_of validates; the run trusts a configuration it validated
+    and that did not change since, and checks any other."""
+    from benchmark_utils.algorithms.checks import validated_for
+    sizes = (400, 500)
+    config = algorithms.config_of(name, sizes=sizes)
+    calls = []
+    original = type(config).validate
+    monkeypatch.setattr(type(config), "validate",
+                        lambda self, n=None, m=None: calls.append((n, m))
+                        or original(self, n, m))
+    assert validated_for(config, *sizes) is config
+    assert calls == []
+    if hasattr(config, "batch_size"):
+        # validated without sizes: only batch_size meets them
+        unsized = algorithms.config_of(name, batch_size=450)
+        calls.clear()  # config_of's own validation
+        with pytest.raises(ValueError, match="batch_size must be at most"):
+            validated_for(unsized, *sizes)
+        assert calls == []
+    # a field changed after the validation: validated again
+    field = fields(config)[0].name
+    setattr(config, field, "bad")
+    with pytest.raises(ValueError, match=field):
+        validated_for(config, *sizes)
+    assert calls == [sizes]

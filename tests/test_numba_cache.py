@@ -264,6 +264,9 @@ def test_a_baseline_family_depends_on_its_family_only():
     assert not vrbo & {"families/momentum.py", "families/penalty.py",
                        "families/inner_loop.py", "tasks/quadratic.py",
                        "families/hessian_free.py"}
+    # the single loop's own blocks: an estimator edit keeps the families
+    assert not vrbo & {"core/estimators.py", "core/steps.py",
+                       "core/single_loop.py", "core/passes.py"}
     bome = _deps("families/loop.py", "ValueFunction", "Quadratic")
     assert {"families/hessian_free.py", "core/solves.py"} <= bome
     assert not bome & {"families/restart.py", "families/penalty.py"}

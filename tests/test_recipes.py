@@ -45,15 +45,11 @@ from . import Family, Parameter
 
 
 class Params(NamedTuple):
-    scale: float
+    toy_scale: float
 
 
 class State(NamedTuple):
     count: np.ndarray
-
-
-def params(config):
-    return Params(scale=float(config.toy_scale))
 
 
 def state(config, dims, y0):
@@ -74,7 +70,7 @@ def toy_iteration(model, levels, iterates, work, cfg, stream, k):
     reg_at(model, x, y, work.zero, work.rx, work.ry, work.rz, True)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     for c in range(x.shape[0]):
-        x[c] -= alpha_k * cfg.own.scale * (work.ux[c] + work.rx[c])
+        x[c] -= alpha_k * cfg.own.toy_scale * (work.ux[c] + work.rx[c])
     work.own.count[0] += 1.0
 
 
@@ -82,7 +78,7 @@ FAMILY = Family(
     marker="Toy", label="toy", iteration=toy_iteration,
     algorithms={"ToyGD": NEUMANN},
     parameters={"toy_scale": Parameter(0.5, "positive", "the scale s")},
-    params=params, state=state)
+    params=Params, state=state)
 '''
 
 # The estimator: plain minibatch estimates scaled by its own parameter s,

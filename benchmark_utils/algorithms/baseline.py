@@ -110,20 +110,23 @@ class BaselineSteps(Steps):
                 f"batches: {', '.join(FULL_BATCH)} only)")
         super().check_batch_size(n, m)
 
-    def numeric(self, cross_in_data=True):
+    def numeric(self, cross_in_data=True, batch=None):
         """The ``records.BConfig`` of this (validated) configuration
-        (``cross_in_data``: the task's ``TaskSpec`` field), with its
-        family's own numbers (``Family.params``)."""
+        (``cross_in_data``: the task's ``TaskSpec`` field; ``batch``: the
+        run's rows of a batch, ``batch_rows(batch_size)`` when None), with
+        its family's own numbers (``Family.own_params``)."""
         code, solver = FAMILIES[self.algorithm]
         T = 1 if self.algorithm == "TTSA" else int(self.n_inner_steps)
+        if batch is None:
+            batch = batch_rows(self.batch_size)
         return records.BConfig(
             family=family_marker(code), solver=solver,
-            batch=batch_rows(self.batch_size), alpha=float(self.alpha),
+            batch=batch, alpha=float(self.alpha),
             beta=float(self.beta), gamma=float(self.gamma),
             exp_x=float(self.exponent_x), exp_y=float(self.exponent_y),
             exp_z=float(self.exponent_z), n_inner=T, Q=int(self.Q),
             blocks=bool(self.sampling == "blocks"),
-            cross=bool(cross_in_data), own=self.family().params(self))
+            cross=bool(cross_in_data), own=self.family().own_params(self))
 
 
 def _doc():
@@ -163,11 +166,10 @@ class BaselineRun(RunStatus):
 
     def __init__(self, problem, config, x0, y0, z0, seed):
         self._start(problem, config, (x0, y0, z0), seed, "one")
-        dims = Dims(problem.dim_x, problem.dim_y,
-                    batch_rows(config.batch_size))
+        dims = Dims(problem.dim_x, problem.dim_y, self.batch)
         own = config.family().state(config, dims, self.iterates.y)
         self.work = records.make_bwork(dims.dx, dims.dy, dims.batch, own)
-        self.cfg = config.numeric(problem.spec.cross_in_data)
+        self.cfg = config.numeric(problem.spec.cross_in_data, self.batch)
 
     def _loop(self, n_iter, target):
         """The compiled loop: up to the first outer iteration whose sample

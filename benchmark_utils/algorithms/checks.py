@@ -1,5 +1,6 @@
 """Checks of parameter values: each error names the parameter, the allowed
 values and the value it got."""
+import dataclasses
 import math
 
 import numpy as np
@@ -79,3 +80,29 @@ def check_batch(batch_size, n=None, m=None):
             raise ValueError(
                 f"batch_size must be at most the number of samples: "
                 f"batch_size={batch_size} > {label}={size}")
+
+
+def _values(config):
+    return tuple(getattr(config, f.name)
+                 for f in dataclasses.fields(config))
+
+
+def mark_validated(config, n=None, m=None):
+    """Note that ``config`` (a dataclass) was validated as it is now, for
+    ``n`` UL and ``m`` LL samples (None: unknown); returns it."""
+    object.__setattr__(config, "_validated", (_values(config), (n, m)))
+    return config
+
+
+def validated_for(config, n, m):
+    """``config`` checked for a problem of ``n`` UL and ``m`` LL samples,
+    once: a configuration ``config_of`` validated, and unchanged since,
+    is not checked again (only ``batch_size`` against the sizes, when it
+    was validated without them); any other is validated here."""
+    mark = getattr(config, "_validated", None)
+    if mark is not None and mark[0] == _values(config):
+        if mark[1] != (n, m) and hasattr(config, "check_batch_size"):
+            config.check_batch_size(n, m)
+    else:
+        config.validate(n, m)
+    return mark_validated(config, n, m)

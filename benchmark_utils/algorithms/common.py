@@ -15,7 +15,7 @@ from ..core import records
 from ..core.rng import seed_state
 from ..core.sampling import draw_batch, identity_perm
 from .checks import (SAMPLING_CHOICES, check_batch, check_choice,
-                     check_exponent, check_positive)
+                     check_exponent, check_positive, validated_for)
 
 FULL = "full"  # batch_size of full batches (the baselines that allow it)
 
@@ -122,13 +122,14 @@ class RunStatus:
         self._entry(*args)
 
     def _start(self, problem, config, start, seed, table):
-        """Validate, then the records every run starts from: the model, the
+        """Validate (once: ``checks.validated_for``), then the records
+        every run starts from: the model, the
         generator seeded from ``seed`` (under ``sampling="blocks"`` each
         level's order, a full Fisher-Yates shuffle drawn from it before
         iteration 0, f then g), the levels (``table``: ``"full"`` when the
         run keeps per-sample tables, else ``"one"``) and copies of the
         starting point ``start = (x0, y0, z0)``."""
-        config.validate(problem.n, problem.m)
+        validated_for(config, problem.n, problem.m)
         self.problem = problem
         self.config = config
         p = problem
@@ -143,9 +144,9 @@ class RunStatus:
         self.orders = None
         if config.sampling == "blocks":
             self.orders = block_orders(self.stream.rng, p.n, p.m)
-        self.levels = records.make_levels(p, table,
-                                          batch_rows(config.batch_size),
-                                          self.orders)
+        # the rows of a batch, converted once for every record that has one
+        self.batch = batch_rows(config.batch_size)
+        self.levels = records.make_levels(p, table, self.batch, self.orders)
         self.iterates = records.make_iterates(x0, y0, z0)
 
     def run(self, n_iter):

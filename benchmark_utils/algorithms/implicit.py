@@ -35,7 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .checks import check_exponent, check_positive, is_number
+from .checks import (check_exponent, check_positive, is_number,
+                     validated_for)
 from .common import steps_until
 
 
@@ -107,7 +108,7 @@ class ImplicitRun:
     of float64's range) or a non-finite step ends the run as diverged."""
 
     def __init__(self, problem, config, x0, y0, z0, seed):
-        config.validate(problem.n, problem.m)
+        validated_for(config, problem.n, problem.m)
         self.problem, self.config = problem, config
         self.x, self.y, self.z = (np.array(v, dtype=np.float64)
                                   for v in (x0, y0, z0))

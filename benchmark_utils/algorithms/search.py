@@ -19,7 +19,7 @@ import numpy as np
 
 from ..exact_value import ExactValue
 from ..tasks.registry import get_task
-from .checks import check_integer, is_number
+from .checks import check_integer, is_number, validated_for
 from .common import steps_until
 
 # A search whose first ALL_FAILED trials all failed ends diverged.
@@ -98,7 +98,7 @@ class SearchRun:
 
     def __init__(self, problem, config, x0, y0, z0, seed):
         import optuna  # here: the other kinds' runs do not need it
-        config.validate(problem.n, problem.m)
+        validated_for(config, problem.n, problem.m)
         why = refusal(problem, config)
         if why is not None:
             raise ValueError(f"the search refuses this problem: {why}")

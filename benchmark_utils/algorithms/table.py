@@ -33,7 +33,8 @@ import math
 from dataclasses import dataclass, field, fields
 
 from .baseline import BaselineConfig, BaselineRun
-from .checks import check_positive, check_integer, check_random_state
+from .checks import (check_integer, check_positive, check_random_state,
+                     mark_validated)
 from .implicit import ImplicitConfig, ImplicitRun
 from .pnpbo import PnPBOConfig, PnPBORun
 from .search import SearchConfig, SearchRun
@@ -294,7 +295,7 @@ def config_of(name, sizes=None, **values):
                                          config["batch_size"])
     n, m = (None, None) if sizes is None else sizes
     try:
-        return kind.config(**config).validate(n, m)
+        return mark_validated(kind.config(**config).validate(n, m), n, m)
     except ValueError as err:
         target, _, rest = str(err).partition(" ")
         if source.get(target, target) != target:

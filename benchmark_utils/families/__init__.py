@@ -11,8 +11,11 @@ A family module holds
   keyed by their ``BaselineConfig`` field: the configuration gets one
   field per declared parameter and checks it as declared;
 * the records of its own numbers and state (``typing.NamedTuple``):
-  ``cfg.own`` and ``work.own`` in the compiled iteration, built by its
-  ``params(config)`` and ``state(config, dims, y0)``;
+  ``cfg.own`` and ``work.own`` in the compiled iteration.  ``Params``
+  names its fields as the configuration does (a value keeps its name
+  from the solver's parameter to the kernel) and is filled from the
+  configuration, each value converted to its field's type; ``State`` is
+  built by the family's ``state(config, dims, y0)``;
 * a ``Family`` value naming all of this and the algorithms it runs
   (algorithm: inverse-Hessian solver, ``core/solves.py``).
 
@@ -40,7 +43,7 @@ class Nothing(NamedTuple):
 
 
 def nothing(*_):
-    """``params`` / ``state`` of a family with none of its own."""
+    """``state`` of a family with none of its own."""
     return Nothing()
 
 
@@ -56,13 +59,21 @@ class Dims(NamedTuple):
 class Family:
     """A loop family (see the module docstring).  ``marker``: the name of
     its numba marker type; ``label``: what the user is told while it
-    compiles; ``finite``: a compiled check of its own state's iterates
-    (``own_finite(work.own)``; None: the state holds none)."""
+    compiles; ``params``: its ``Params`` record class; ``finite``: a
+    compiled check of its own state's iterates (``own_finite(work.own)``;
+    None: the state holds none)."""
     marker: str
     label: str
     iteration: Callable
     algorithms: dict
     parameters: dict
-    params: Callable = nothing
+    params: type = Nothing
     state: Callable = nothing
     finite: Callable = None
+
+    def own_params(self, config):
+        """The ``params`` record of ``config``: its fields of the same
+        names, as float, int or bool."""
+        return self.params(**{
+            name: kind(getattr(config, name))
+            for name, kind in self.params.__annotations__.items()})

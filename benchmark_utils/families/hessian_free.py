@@ -50,7 +50,7 @@ CHOICE_PHI = ("grad_norm",)
 
 
 class BomeParams(NamedTuple):
-    eta: float  # the weight of phi_k
+    storm_a: float  # eta, the weight of phi_k (the parameter eta fills it)
 
 
 class BomeState(NamedTuple):
@@ -60,8 +60,8 @@ class BomeState(NamedTuple):
 
 
 class PzoboParams(NamedTuple):
-    mu: float    # the perturbation radius
-    n_dirs: int  # Q Gaussian directions per outer iteration
+    mu: float                # the perturbation radius
+    n_gaussian_vectors: int  # Q Gaussian directions per outer iteration
 
 
 class PzoboState(NamedTuple):
@@ -76,18 +76,9 @@ def _steps(config, dims):
     return np.zeros((int(config.n_inner_steps), dims.batch), dtype=np.int64)
 
 
-def bome_params(config):
-    return BomeParams(eta=float(config.storm_a))
-
-
 def bome_state(config, dims, y0):
     return BomeState(yhat=np.zeros(dims.dy), steps=_steps(config, dims),
                      lam=np.zeros(1))
-
-
-def pzobo_params(config):
-    return PzoboParams(mu=float(config.mu),
-                       n_dirs=int(config.n_gaussian_vectors))
 
 
 def pzobo_state(config, dims, y0):
@@ -174,7 +165,7 @@ def bome_iteration(model, levels, iterates, work, cfg, stream, k):
         dot += fy[c] * qy[c]
     lam = 0.0
     if norm2 > 0.0:
-        lam = max(cfg.own.eta * norm2 - dot, 0.0) / norm2
+        lam = max(cfg.own.storm_a * norm2 - dot, 0.0) / norm2
     work.own.lam[0] = lam
     for c in range(x.shape[0]):
         x[c] -= alpha_k * (fx[c] + lam * qx[c])
@@ -199,7 +190,7 @@ def pzobo_iteration(model, levels, iterates, work, cfg, stream, k):
     ids, count = batch(stream, levels[F], b, blocks)
     grad_f(model, levels, stream, ids, count, x, y, d, r, work)
     mu = cfg.own.mu
-    n_dirs = cfg.own.n_dirs
+    n_dirs = cfg.own.n_gaussian_vectors
     scale = 1.0 / (mu * n_dirs)
     for _ in range(n_dirs):
         for c in range(x.shape[0]):
@@ -232,7 +223,7 @@ VALUE_FUNCTION = Family(
              "needs values of g, which the core does not compute)"),
             "phi_k: eta |grad q|^2"),
     },
-    params=bome_params, state=bome_state)
+    params=BomeParams, state=bome_state)
 
 ZEROTH_ORDER = Family(
     marker="ZerothOrder", label="zeroth-order", iteration=pzobo_iteration,
@@ -243,4 +234,4 @@ ZEROTH_ORDER = Family(
             10, ("integer", 1), "Q, Gaussian directions per outer "
             "iteration"),
     },
-    params=pzobo_params, state=pzobo_state)
+    params=PzoboParams, state=pzobo_state)

@@ -26,11 +26,7 @@ from . import Family, Parameter
 
 
 class Params(NamedTuple):
-    n_z: int  # AmIGO's linear-system steps T_z
-
-
-def params(config):
-    return Params(n_z=int(config.n_z_steps))
+    n_z_steps: int  # AmIGO's linear-system steps T_z
 
 
 @njit(cache=True, inline="always")
@@ -44,7 +40,7 @@ def inner_iteration(model, levels, iterates, work, cfg, stream, k):
     ids = fresh(stream, levels[F], b, blocks)
     ul_pass(model, levels, stream, ids, b, (x, y), (work.ux, work.r), work)
     if cfg.solver == SGD_Z:
-        sgd_z(model, levels, stream, cfg.own.n_z, cfg.gamma, x, y, z, work.r, b,
+        sgd_z(model, levels, stream, cfg.own.n_z_steps, cfg.gamma, x, y, z, work.r, b,
               blocks, work)
     else:
         inverse_hvp(model, levels, stream, cfg, SAMPLED_HESSIANS,
@@ -66,4 +62,4 @@ FAMILY = Family(
         "n_z_steps": Parameter(10, ("integer", 1),
                                "T_z, AmIGO's linear-system steps"),
     },
-    params=params)
+    params=Params)

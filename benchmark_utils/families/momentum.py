@@ -35,13 +35,8 @@ from . import Family, Parameter
 
 
 class Params(NamedTuple):
-    storm_a: float  # a_k = storm_a / (k + 1)^exp_a
-    exp_a: float
-
-
-def params(config):
-    return Params(storm_a=float(config.storm_a),
-                  exp_a=float(config.exponent_a))
+    storm_a: float  # a_k = storm_a / (k + 1)^exponent_a
+    exponent_a: float
 
 
 # the baselines' ``eta`` and ``exponent_eta`` fill these fields
@@ -78,7 +73,7 @@ def jacobi_iteration(model, levels, iterates, work, cfg, stream, k):
     else:
         phi(model, levels, stream, J, b, (x, y, work.s),
             (work.ux, work.d, work.gy), WITH_GY, cfg.cross, work)
-    a_k = schedule(cfg.own.storm_a, cfg.own.exp_a, k)
+    a_k = schedule(cfg.own.storm_a, cfg.own.exponent_a, k)
     storm(work.vy, work.gy, work.gy2, a_k, not two)
     storm(work.vx, work.d, work.d2, a_k, not two)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
@@ -129,7 +124,8 @@ def fsla_iteration(model, levels, iterates, work, cfg, stream, k):
              (work.ux, work.d, work.gy),
              (iterates.xp, iterates.yp, iterates.zp),
              (work.ux2, work.d2, work.gy), WITHOUT_GY, cfg.cross, work)
-    storm(work.vx, work.d, work.d2, schedule(cfg.own.storm_a, cfg.own.exp_a, k), first)
+    a_k = schedule(cfg.own.storm_a, cfg.own.exponent_a, k)
+    storm(work.vx, work.d, work.d2, a_k, first)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
     for c in range(x.shape[0]):
         iterates.xp[c] = x[c]
@@ -139,9 +135,9 @@ def fsla_iteration(model, levels, iterates, work, cfg, stream, k):
 JACOBI = Family(
     marker="Jacobi", label="momentum", iteration=jacobi_iteration,
     algorithms={"SUSTAIN": HIA, "MRBO": NEUMANN}, parameters=PARAMETERS,
-    params=params)
+    params=Params)
 
 GAUSS_SEIDEL = Family(
     marker="GaussSeidel", label="Gauss-Seidel momentum",
     iteration=fsla_iteration, algorithms={"FSLA": NEUMANN},
-    parameters=PARAMETERS, params=params)
+    parameters=PARAMETERS, params=Params)

@@ -29,20 +29,14 @@ from . import Family, Parameter
 
 
 class Params(NamedTuple):
-    delta: float      # delta_k = delta / (k + 1)^exp_delta
-    exp_w: float      # beta^w_k = beta / (k + 1)^exp_w
-    exp_delta: float
+    delta_lmbda: float     # delta_k = delta_lmbda / (k + 1)^exponent_delta
+    exponent_w: float      # beta^w_k = beta / (k + 1)^exponent_w
+    exponent_delta: float
 
 
 class State(NamedTuple):
     ypen: np.ndarray  # the penalised lower-level copy y
     lam: np.ndarray   # (1,) the multiplier lambda_k
-
-
-def params(config):
-    return Params(delta=float(config.delta_lmbda),
-                  exp_w=float(config.exponent_w),
-                  exp_delta=float(config.exponent_delta))
 
 
 def state(config, dims, y0):
@@ -65,7 +59,7 @@ def f2sa_iteration(model, levels, iterates, work, cfg, stream, k):
     x, wy, yp = iterates.x, iterates.y, work.own.ypen
     lam = work.own.lam[0]
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
-    betaw_k = schedule(cfg.beta, cfg.own.exp_w, k)
+    betaw_k = schedule(cfg.beta, cfg.own.exponent_w, k)
     dy = wy.shape[0]
     for _ in range(cfg.n_inner):
         J = keep(levels[G].cur, fresh(stream, levels[G], b, blocks), b)
@@ -99,7 +93,8 @@ def f2sa_iteration(model, levels, iterates, work, cfg, stream, k):
         x[c] -= alpha_k * work.d[c]
     for c in range(dy):
         iterates.z[c] = lam * (wy[c] - yp[c])
-    work.own.lam[0] = lam + schedule(cfg.own.delta, cfg.own.exp_delta, k)
+    work.own.lam[0] = lam + schedule(cfg.own.delta_lmbda,
+                                     cfg.own.exponent_delta, k)
 
 
 FAMILY = Family(
@@ -115,4 +110,4 @@ FAMILY = Family(
         "exponent_delta": Parameter(6 / 7, "exponent",
                                     "the decay of delta_k"),
     },
-    params=params, state=state, finite=own_finite)
+    params=Params, state=state, finite=own_finite)

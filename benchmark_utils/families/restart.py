@@ -32,10 +32,6 @@ class Params(NamedTuple):
     period: int  # q: outer iterations between full restarts
 
 
-def params(config):
-    return Params(period=int(config.period))
-
-
 @njit(cache=True, inline="always")
 def _restart(model, levels, iterates, work, cfg, stream):
     """Full-batch directions at P = u_k (n + (1 + Q) m evaluations)."""
@@ -100,4 +96,4 @@ FAMILY = Family(
         "period": Parameter(100, ("integer", 1),
                             "q, outer iterations between full restarts"),
     },
-    params=params)
+    params=Params)

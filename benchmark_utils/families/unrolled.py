@@ -42,17 +42,13 @@ from . import Family, Parameter
 
 
 class Params(NamedTuple):
-    warm: bool  # each inner loop starts at y_k (else at the run's y0)
+    warm_start: bool  # each inner loop starts at y_k (else at the run's y0)
 
 
 class State(NamedTuple):
     ystart: np.ndarray  # the run's y0
     steps: np.ndarray   # (T, b) int64: the batches J_0..J_{T-1}
     ytraj: np.ndarray   # (T, dim y): the inner iterates y_0..y_{T-1}
-
-
-def params(config):
-    return Params(warm=bool(config.warm_start))
 
 
 def state(config, dims, y0):
@@ -70,7 +66,7 @@ def itd_iteration(model, levels, iterates, work, cfg, stream, k):
     dx, dy = x.shape[0], y.shape[0]
     beta_k = schedule(cfg.beta, cfg.exp_y, k)
     alpha_k = schedule(cfg.alpha, cfg.exp_x, k)
-    if not cfg.own.warm:
+    if not cfg.own.warm_start:
         copy_into(y, work.own.ystart)
     for t in range(T):  # forward: B1, keeping y_t and J_t
         ids = step_batch(stream, levels[G], b, cfg.blocks, t, T, work)
@@ -118,4 +114,4 @@ FAMILY = Family(
                                 "each inner loop starts at y_k (else at "
                                 "the run's y0)"),
     },
-    params=params, state=state)
+    params=Params, state=state)
