@@ -1,15 +1,16 @@
 """The recipes of docs/contributing.md, made as a contributor makes them.
 
 A copy of the package gets, one recipe after the other, a setting of
-Algorithm 1, an estimator with a parameter of its own, a throw-away loop
-family and a throw-away task, each written into the files its recipe
-names; the files each recipe changed are compared with the recipe's list
-and with the count docs/contributing.md states.  A fresh process then
-imports the copy and runs each addition through the compiled engine
-against something it must equal: the generic PnPBO solver (the setting;
-the estimator, as SGD with a scaled step), a NumPy transcription (the
-family), the quadratic task (the task, a copy of it).  A new family must
-leave the single loop's cache key where it was.
+Algorithm 1, an estimator with a parameter of its own, a baseline in an
+existing family, a throw-away loop family and a throw-away task, each
+written into the files its recipe names; the files each recipe changed
+are compared with the recipe's list and with the count
+docs/contributing.md states.  A fresh process then imports the copy and
+runs each addition through the compiled engine against something it must
+equal: the generic PnPBO solver (the setting; the estimator, as SGD with
+a scaled step), the baseline it copies (the new baseline), a NumPy
+transcription (the family), the quadratic task (the task, a copy of it).
+A new family must leave the single loop's cache key where it was.
 """
 import json
 import os
@@ -110,6 +111,17 @@ SETTING_EDITS = [
      '    "SABA": _single_loop('),
 ]
 
+# A baseline in an existing family: BSA under another name (the inner-loop
+# family with HIA).
+BASELINE_EDITS = [
+    ("families/inner_loop.py", '"TTSA": HIA},', '"TTSA": HIA, "ToyBSA": HIA},'),
+    ("algorithms/table.py", "    # benchmark_bilevel's jaxopt_GD",
+     '    "ToyBSA": _baseline("ToyBSA", **_HESSIAN, exponent_x=0.5,\n'
+     "                        exponent_y=0.5, n_inner_steps=10,\n"
+     "                        n_hia_steps=10),\n"
+     "    # benchmark_bilevel's jaxopt_GD"),
+]
+
 FAMILY_EDITS = [
     ("families/toy.py", None, TOY_FAMILY),
     ("families/loop.py", "restart, unrolled\n", "restart, toy, unrolled\n"),
@@ -189,6 +201,11 @@ try:
     config_of("PnPBO", estimator_x="scaled", sgd_scale=2.0)
 except ValueError as err:
     out["estimator_error"] = str(err)
+
+# the baseline in an existing family, against the one it copies
+_, a = iterates("ToyBSA", batch_size=5)
+_, b = iterates("BSA", batch_size=5)
+out["baseline"] = bool(np.array_equal(a, b))
 
 # the family, against its transcription
 try:
@@ -291,6 +308,8 @@ def recipes(tmp_path_factory):
     touched, keys = {}, {}
     for recipe, edits in (("A setting of Algorithm 1", SETTING_EDITS),
                           ("An estimator", ESTIMATOR_EDITS),
+                          ("A baseline in an existing family",
+                           BASELINE_EDITS),
                           ("A loop family", FAMILY_EDITS),
                           ("A task", _task_edits(copy))):
         before, key = _changed(copy), _single_loop_key(copy)
@@ -314,6 +333,8 @@ RECIPES = {
     # with a parameter of its own
     "An estimator": ({"core/estimators.py", "algorithms/pnpbo.py",
                       "algorithms/table.py"}, 0, 1),
+    "A baseline in an existing family": ({"families/inner_loop.py",
+                                          "algorithms/table.py"}, 0, 0),
     "A loop family": ({"families/toy.py", "families/loop.py",
                        "algorithms/table.py"}, 1, 0),
     # without an oracle of its own
@@ -342,6 +363,11 @@ def test_a_new_estimator_runs_with_its_parameter_checked(recipes):
     assert out["estimator_at_1"] is True  # s = 1: SGD bit for bit
     assert out["estimator_error"] == \
         "sgd_scale must be in (0, 1], got 2.0"
+
+
+@pytest.mark.slow
+def test_a_new_baseline_of_a_family_runs_as_the_one_it_copies(recipes):
+    assert recipes[2]["baseline"] is True
 
 
 @pytest.mark.slow
