@@ -166,6 +166,31 @@ def test_every_solver_is_pinned():
                                 *EXACT, *SEARCHES]
 
 
+def test_the_generic_solver_takes_the_configuration_defaults():
+    """Defaults live in one place: the generic PnPBO solver at its defaults
+    is ``PnPBOConfig()``, field for field; a baseline at its defaults
+    differs from ``BaselineConfig(algorithm=...)`` only where its entry
+    chooses another value."""
+    assert config_of("PnPBO") == PnPBOConfig()
+    for name in ("StocBiO", "AmIGO", "ITD", "BOME", "PZOBO"):
+        algorithm = ALGORITHMS[name].fixed["algorithm"]
+        assert config_of(name) == BaselineConfig(algorithm=algorithm), name
+
+
+def test_an_entry_restating_a_class_default_is_refused():
+    """A default stated in the table and in the configuration class would
+    drift: the table takes ``DEFAULT`` instead, and refuses the copy."""
+    from benchmark_utils.algorithms.table import (DEFAULT, SINGLE_LOOP,
+                                                  Algorithm)
+    entry = Algorithm(SINGLE_LOOP, {}, dict(p=DEFAULT, R=math.inf))
+    assert entry.parameters == dict(p=PnPBOConfig().p, R=inf)
+    with pytest.raises(ValueError, match=r"p=0\.01 restates PnPBOConfig's "
+                       r"default: write p=DEFAULT"):
+        Algorithm(SINGLE_LOOP, {}, dict(p=0.01))
+    with pytest.raises(ValueError, match="no single default"):
+        Algorithm(SINGLE_LOOP, {}, dict(not_a_field=DEFAULT))
+
+
 @pytest.mark.parametrize("name", EXACT)
 def test_exact_parameters_are_unchanged(name):
     params = solver_class(name).parameters

@@ -100,8 +100,8 @@ ESTIMATOR_EDITS = [
      "        return\n"),
     ("algorithms/pnpbo.py", "    storm_a: float = 0.1\n",
      "    storm_a: float = 0.1\n    sgd_scale: float = 1.0\n"),
-    ("algorithms/table.py", "period=100, init=\"full\", large_batch=0)),",
-     "period=100, init=\"full\", large_batch=0, sgd_scale=1.0)),"),
+    ("algorithms/table.py", '"period", "init", "large_batch"), D)),',
+     '"period", "init", "large_batch", "sgd_scale"), D)),'),
 ]
 
 # The setting: SGD with a moving average of weight 0.3 on x.
@@ -117,8 +117,8 @@ BASELINE_EDITS = [
     ("families/inner_loop.py", '"TTSA": HIA},', '"TTSA": HIA, "ToyBSA": HIA},'),
     ("algorithms/table.py", "    # benchmark_bilevel's jaxopt_GD",
      '    "ToyBSA": _baseline("ToyBSA", **_HESSIAN, exponent_x=0.5,\n'
-     "                        exponent_y=0.5, n_inner_steps=10,\n"
-     "                        n_hia_steps=10),\n"
+     "                        exponent_y=0.5, n_inner_steps=D,\n"
+     "                        n_hia_steps=D),\n"
      "    # benchmark_bilevel's jaxopt_GD"),
 ]
 
@@ -128,7 +128,7 @@ FAMILY_EDITS = [
     ("families/loop.py", "    hessian_free.ZEROTH_ORDER,\n",
      "    hessian_free.ZEROTH_ORDER,\n    toy.FAMILY,\n"),
     ("algorithms/table.py", "    # benchmark_bilevel's jaxopt_GD",
-     '    "ToyGD": _baseline("ToyGD", toy_scale=0.5),\n'
+     '    "ToyGD": _baseline("ToyGD", toy_scale=D),\n'
      "    # benchmark_bilevel's jaxopt_GD"),
 ]
 

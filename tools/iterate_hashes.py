@@ -21,6 +21,7 @@ alone is not enough: two "AMD EPYC" machines of different generations
 """
 import hashlib
 import json
+import math
 import platform
 import sys
 from pathlib import Path
@@ -45,11 +46,12 @@ MIXTURES = {
     "mix-zerosarah-minibatch": dict(estimator_x="zerosarah",
                                     estimator_y="saga",
                                     estimator_z="zerosarah",
-                                    init="minibatch", rho_bar=0.3),
+                                    init="minibatch", rho_bar=0.3,
+                                    R=math.inf),
     "mix-schedules": dict(estimator_x="storm", estimator_y="sgd",
                           estimator_z="page", exponent_x=0.5,
                           exponent_y=0.3, exponent_z=0.7, outer_ratio=2.0,
-                          z_ratio=0.5, storm_a=0.4, p=0.1),
+                          z_ratio=0.5, storm_a=0.4, p=0.1, R=math.inf),
 }
 
 

@@ -4,7 +4,6 @@
 says clearly what is wrong; ``PnPBORun`` owns every array the numba loop
 touches (allocated once) and advances it with ``run(n_iter)``.
 """
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,12 +33,12 @@ class PnPBOConfig(Steps):
     size (0: exact); ``init``: the tables and first estimates from a full
     pass or from the first batch.
     """
-    estimator_x: str = "sgd"
-    estimator_y: str = "sgd"
-    estimator_z: str = "sgd"
+    estimator_x: str = "page"
+    estimator_y: str = "page"
+    estimator_z: str = "page"
     ma: str = "auto"
     rho: float = 0.1
-    R: float = math.inf
+    R: float = 1.0
     p: float = 0.01
     rho_bar: float = 0.1
     storm_a: float = 0.1
@@ -109,7 +108,7 @@ class PnPBORun(RunStatus):
         self._start(problem, config, (x0, y0, z0), seed,
                     "full" if config.uses_table else "one")
         self.work = records.make_work(problem.dim_x, problem.dim_y, N_RULE)
-        self.cfg = records.make_config(config)
+        self.cfg = records.make_config(config, self.batch)
 
     def _loop(self, n_iter, target):
         """The compiled loop: up to the first iteration whose sample count

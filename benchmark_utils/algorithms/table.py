@@ -18,7 +18,12 @@ An entry (``Algorithm``) states
   them;
 * ``parameters``: the solver's own parameters and their defaults, in the
   order the solver lists them after ``common`` (an entry may restate a
-  common parameter with another default: SOBA's exponents);
+  common parameter with another default: SOBA's exponents).  A default
+  the entry does not choose is written ``DEFAULT``: the value of the field
+  it sets in the kind's configuration class (``PnPBOConfig``, the loop
+  families' ``Parameter`` declarations, ...), so each default lives in one
+  place; an entry that restates the class's value is refused at import
+  (``resolve_defaults``);
 * ``values`` (optional): ``{parameter: {solver's value: config value}}``
   for values the solver names differently (MA-SABA's ``init=zero`` is the
   engine's ``minibatch`` start); other values are refused.
@@ -30,7 +35,7 @@ pinned by ``tests/test_algorithm_table.py``: benchopt's result names and users'
 configs depend on them.
 """
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 
 from .baseline import BaselineConfig, BaselineRun
 from .checks import (check_integer, check_positive, check_random_state,
@@ -38,6 +43,42 @@ from .checks import (check_integer, check_positive, check_random_state,
 from .implicit import ImplicitConfig, ImplicitRun
 from .pnpbo import PnPBOConfig, PnPBORun
 from .search import SearchConfig, SearchRun
+
+
+# An entry's default that is the configuration class's (one place).
+DEFAULT = Ellipsis
+
+
+def class_default(config, targets):
+    """The default of the configuration field(s) ``targets`` of class
+    ``config`` (a parameter filling several fields needs one default)."""
+    given = {f.name: f.default for f in fields(config)}
+    values = {given.get(t, MISSING) for t in targets}
+    if MISSING in values or len(values) != 1:
+        raise ValueError(f"{config.__name__} has no single default for "
+                         f"{targets}: state the default in the table")
+    return values.pop()
+
+
+def resolve_defaults(config, renames, solver_only, parameters):
+    """``parameters`` with each ``DEFAULT`` replaced by the class's value
+    of the field it sets (``renames``: parameter -> fields); a ValueError
+    for a stated default equal to the class's (write ``DEFAULT``: a value
+    stated twice drifts)."""
+    out = {}
+    for key, value in parameters.items():
+        if key in solver_only:
+            out[key] = value
+            continue
+        default = class_default(config, renames.get(key, (key,)))
+        if value is DEFAULT:
+            value = default
+        elif type(value) is type(default) and value == default:
+            raise ValueError(
+                f"{key}={value!r} restates {config.__name__}'s default: "
+                f"write {key}=DEFAULT")
+        out[key] = value
+    return out
 
 
 @dataclass(frozen=True)
@@ -50,17 +91,25 @@ class Kind:
     solver_only: tuple
     compiled: bool = True  # False: no numba code (engine.compile_for)
 
+    def __post_init__(self):
+        object.__setattr__(self, "common", self.resolve(self.common))
+
+    def resolve(self, parameters):
+        """``parameters`` with the class's defaults filled in."""
+        return resolve_defaults(self.config, self.renames, self.solver_only,
+                                parameters)
+
 
 SINGLE_LOOP = Kind(
     config=PnPBOConfig, run=PnPBORun,
     common=dict(
-        batch_size=64,
-        step_size=0.1,       # beta (y step)
-        outer_ratio=1.0,     # alpha = beta / outer_ratio
-        z_ratio=1.0,         # gamma = beta / z_ratio
-        exponent_x=0.0,      # alpha_k = alpha / (k + 1)^exponent_x
-        exponent_yz=0.0,     # beta_k, gamma_k likewise
-        sampling="uniform",  # "uniform" subsets or contiguous "blocks"
+        batch_size=DEFAULT,
+        step_size=DEFAULT,   # beta (y step)
+        outer_ratio=DEFAULT,  # alpha = beta / outer_ratio
+        z_ratio=DEFAULT,     # gamma = beta / z_ratio
+        exponent_x=DEFAULT,  # alpha_k = alpha / (k + 1)^exponent_x
+        exponent_yz=DEFAULT,  # beta_k, gamma_k likewise
+        sampling=DEFAULT,    # "uniform" subsets or contiguous "blocks"
         random_state=None,   # None: the Objective's seed; an int: its own
     ),
     renames={"exponent_yz": ("exponent_y", "exponent_z")},
@@ -71,8 +120,8 @@ SINGLE_LOOP = Kind(
 # weight of its phi_k, fills the same field), not gamma.
 BASELINE = Kind(
     config=BaselineConfig, run=BaselineRun,
-    common=dict(batch_size=64, step_size=0.1, outer_ratio=1.0,
-                sampling="uniform", random_state=None),
+    common=dict(batch_size=DEFAULT, step_size=DEFAULT, outer_ratio=DEFAULT,
+                sampling=DEFAULT, random_state=None),
     renames={"n_shia_steps": ("Q",), "n_hia_steps": ("Q",),
              "eta": ("storm_a",), "exponent_eta": ("exponent_a",),
              "exponent_yz": ("exponent_y", "exponent_z")},
@@ -82,7 +131,7 @@ BASELINE = Kind(
 # accepted (every solver has it) and changes nothing.
 EXACT = Kind(
     config=ImplicitConfig, run=ImplicitRun,
-    common=dict(step_size=1.0, random_state=None), renames={},
+    common=dict(step_size=DEFAULT, random_state=None), renames={},
     solver_only=("random_state",), compiled=False)
 
 # Black-box searches (docs/solvers.md "Optuna"): ``random_state`` seeds the
@@ -103,6 +152,10 @@ class Algorithm:
     # what the solver reports as z: "iterate" (it tracks z*(x)) or
     # "sample" (drawn afresh each iteration, or z0): metrics.lost_inner
     z_role: str = "iterate"
+
+    def __post_init__(self):
+        object.__setattr__(self, "parameters",
+                           self.kind.resolve(self.parameters))
 
 
 def _single_loop(estimators, ma, values=None, **parameters):
@@ -128,71 +181,71 @@ def _baseline(algorithm, **parameters):
                      z_role=z_role)
 
 
-_HESSIAN = dict(z_ratio=1.0)  # gamma = step_size / z_ratio
+_HESSIAN = dict(z_ratio=DEFAULT)  # gamma = step_size / z_ratio
+D = DEFAULT  # short for the entries below: the class's default
 
 ALGORITHMS = {
     # The PnPBO presets (docs/algorithms.md §4).
-    "SPABA": _single_loop("page", "off", p=0.01, large_batch=0, R=1.0),
-    "SFFBA": _single_loop("zerosarah", "off", rho_bar=0.1, init="full",
-                          R=1.0),
-    "MSEBA": _single_loop(("page", "zerosarah", "page"), "off", p=0.01,
-                          rho_bar=0.1, init="full", R=1.0),
-    "MA-SABA": _single_loop("saga", "on", rho=0.1, init="full", R=1.0,
+    "SPABA": _single_loop("page", "off", p=D, large_batch=D, R=D),
+    "SFFBA": _single_loop("zerosarah", "off", rho_bar=D, init=D, R=D),
+    "MSEBA": _single_loop(("page", "zerosarah", "page"), "off", p=D,
+                          rho_bar=D, init=D, R=D),
+    "MA-SABA": _single_loop("saga", "on", rho=D, init=D, R=D,
                             values=dict(init=dict(full="full",
                                                   zero="minibatch"))),
-    "SRMBA": _single_loop("storm", "off", storm_a=0.1, init="minibatch",
-                          R=1.0),
-    "SRBA": _single_loop("sarah", "off", period=100, R=1.0),
+    "SRMBA": _single_loop("storm", "off", storm_a=D, init="minibatch",
+                          R=D),
+    "SRBA": _single_loop("sarah", "off", period=D, R=D),
     "SOBA": _single_loop("sgd", "off", exponent_x=0.5, exponent_yz=0.5,
                          R=math.inf),
-    "MA-SOBA": _single_loop("sgd", "on", rho=0.1, R=math.inf),
-    "SABA": _single_loop("saga", "off", init="full", R=math.inf),
-    # The generic solver: nothing fixed, every estimator and parameter free.
-    "PnPBO": Algorithm(SINGLE_LOOP, {}, dict(
-        estimator_x="page", estimator_y="page", estimator_z="page",
-        ma="auto", rho=0.1, R=1.0, p=0.01, rho_bar=0.1, storm_a=0.1,
-        period=100, init="full", large_batch=0)),
-    # The baselines (docs/baselines.md §3).
+    "MA-SOBA": _single_loop("sgd", "on", rho=D, R=math.inf),
+    "SABA": _single_loop("saga", "off", init=D, R=math.inf),
+    # The generic solver: nothing fixed, every estimator and parameter free,
+    # each at PnPBOConfig's default.
+    "PnPBO": Algorithm(SINGLE_LOOP, {}, dict.fromkeys((
+        "estimator_x", "estimator_y", "estimator_z", "ma", "rho", "R", "p",
+        "rho_bar", "storm_a", "period", "init", "large_batch"), D)),
+    # The baselines (docs/baselines.md §3); a family's own parameters take
+    # their defaults from its declaration (families/).
     "StocBiO": _baseline(
-        "stocBiO", **_HESSIAN, exponent_x=0.0, exponent_y=0.0,
-        n_inner_steps=10, n_shia_steps=10),
+        "stocBiO", **_HESSIAN, exponent_x=D, exponent_y=D,
+        n_inner_steps=D, n_shia_steps=D),
     "AmIGO": _baseline(
-        "AmIGO", **_HESSIAN, exponent_x=0.0, exponent_y=0.0,
-        n_inner_steps=10, n_z_steps=10),
+        "AmIGO", **_HESSIAN, exponent_x=D, exponent_y=D,
+        n_inner_steps=D, n_z_steps=D),
     "BSA": _baseline(
         "BSA", **_HESSIAN, exponent_x=0.5, exponent_y=0.5,
-        n_inner_steps=10, n_hia_steps=10),
+        n_inner_steps=D, n_hia_steps=D),
     "TTSA": _baseline(
-        "TTSA", **_HESSIAN, exponent_x=0.6, exponent_y=0.4, n_hia_steps=10),
+        "TTSA", **_HESSIAN, exponent_x=0.6, exponent_y=0.4, n_hia_steps=D),
     "SUSTAIN": _baseline(
         "SUSTAIN", **_HESSIAN, exponent_x=1 / 3, exponent_y=1 / 3,
-        n_hia_steps=10, eta=0.5, exponent_eta=2 / 3),
+        n_hia_steps=D, eta=D, exponent_eta=D),
     "MRBO": _baseline(
         "MRBO", **_HESSIAN, exponent_x=1 / 3, exponent_y=1 / 3,
-        n_shia_steps=10, eta=0.5, exponent_eta=2 / 3),
+        n_shia_steps=D, eta=D, exponent_eta=D),
     "VRBO": _baseline(
-        "VRBO", **_HESSIAN, exponent_x=0.0, exponent_y=0.0,
-        n_inner_steps=10, n_shia_steps=10, period_frac=0.5),
+        "VRBO", **_HESSIAN, exponent_x=D, exponent_y=D,
+        n_inner_steps=D, n_shia_steps=D, period_frac=0.5),
     "FSLA": _baseline(
         "FSLA", **_HESSIAN, exponent_x=0.5, exponent_yz=0.5, storm_a=None,
         exponent_a=0.5),
     "F2SA": _baseline(
         "F2SA", step_size=0.01, exponent_x=5 / 7, exponent_y=5 / 7,
-        exponent_w=4 / 7, n_inner_steps=10, lmbda0=1.0, delta_lmbda=0.1,
-        exponent_delta=6 / 7),
+        exponent_w=D, n_inner_steps=D, lmbda0=D, delta_lmbda=D,
+        exponent_delta=D),
     "ITD": _baseline(
-        "ITD", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10,
-        warm_start=True),
+        "ITD", exponent_x=D, exponent_y=D, n_inner_steps=D, warm_start=D),
     "BOME": _baseline(
-        "BOME", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10, eta=0.5,
-        choice_phi="grad_norm"),
+        "BOME", exponent_x=D, exponent_y=D, n_inner_steps=D, eta=D,
+        choice_phi=D),
     "PZOBO": _baseline(
-        "PZOBO", exponent_x=0.0, exponent_y=0.0, n_inner_steps=10, mu=0.1,
-        n_gaussian_vectors=10),
+        "PZOBO", exponent_x=D, exponent_y=D, n_inner_steps=D, mu=D,
+        n_gaussian_vectors=D),
     # benchmark_bilevel's jaxopt_GD (docs/baselines.md §3)
-    "ImplicitGD": Algorithm(EXACT, {}, dict(exponent_x=0.0, tol=1e-10)),
+    "ImplicitGD": Algorithm(EXACT, {}, dict(exponent_x=D, tol=D)),
     # Python-side searches (docs/solvers.md "Optuna").
-    "Optuna": Algorithm(SEARCH, {}, dict(low=None, high=None, max_dim=100)),
+    "Optuna": Algorithm(SEARCH, {}, dict(low=D, high=D, max_dim=D)),
 }
 PRESETS = [name for name, a in ALGORITHMS.items()
            if a.kind is SINGLE_LOOP and name != "PnPBO"]

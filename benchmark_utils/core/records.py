@@ -178,8 +178,9 @@ def make_work(dx, dy, n_rule):
                 tmask=np.zeros(3))
 
 
-def make_config(cfg):
-    """The numeric configuration of a validated ``PnPBOConfig``; the
+def make_config(cfg, batch):
+    """The numeric configuration of a validated ``PnPBOConfig`` whose
+    batches hold ``batch`` rows (the run's ``batch``, converted once); the
     estimators' parameters in one array by estimator code (an integer
     parameter is exact in float64 up to 2^53)."""
     # imported here: Python-side, so that the baselines, which take these
@@ -192,7 +193,7 @@ def make_config(cfg):
         kinds=cfg.kinds, theta=theta,
         init_full=bool(cfg.init == "full"), ma_on=bool(cfg.ma_on),
         rho=float(cfg.rho), large_batch=int(cfg.large_batch),
-        batch=int(cfg.batch_size), alpha=float(cfg.alpha),
+        batch=batch, alpha=float(cfg.alpha),
         beta=float(cfg.beta), gamma=float(cfg.gamma),
         exp_x=float(cfg.exponent_x), exp_y=float(cfg.exponent_y),
         exp_z=float(cfg.exponent_z), R=float(cfg.R),
