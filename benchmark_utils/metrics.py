@@ -125,6 +125,10 @@ class QuadraticMetrics:
         return {k: np.nan for k in METRIC_KEYS + SOLUTION_KEYS
                 + ("suboptimality", "dist_x_star")} | self.references()
 
+    def solve_tolerances(self, gtol, ztol):
+        """Nothing to set: the quadratic's y*(x) and z*(x) are closed
+        forms (``GLMMetrics.solve_tolerances``)."""
+
 
 class GLMMetrics:
     """Metrics of the logistic tasks (``logreg``, ``multilogreg``,
@@ -189,6 +193,17 @@ class GLMMetrics:
 
     def reset(self):
         self.exact.reset()
+
+    def solve_tolerances(self, gtol, ztol):
+        """The next evaluations solve y*(x) to |grad_y g| <= gtol max(1,
+        |grad_y g(x, 0)|) and z*(x) to a relative residual ztol
+        (``exact_glm.GLMExact``; the benchmark's metrics keep its defaults,
+        1e-10 and 1e-12).  The reference results are computed first, at the
+        defaults: the store they are kept in serves every run."""
+        self.references()
+        if (self.exact.gtol, self.exact.ztol) != (gtol, ztol):
+            self.exact.gtol, self.exact.ztol = float(gtol), float(ztol)
+            self.exact.reset()  # no answer of the old tolerances is reused
 
 
 def make_metrics(data):
