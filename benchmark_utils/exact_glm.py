@@ -277,6 +277,11 @@ def pcg(hvp, rhs, precond, x0, rtol, max_iter):
 
 # GLMExact's products for the Newton directions of y*
 PRODUCTS = ("float64", "float32")
+# z*(x) is solved over the float32 features, like the Newton directions,
+# when its tolerance is at least this: a rounded product's error (about
+# 1e-7 relative) is then below it (a tuning trial's 1e-3, not the
+# benchmark's 1e-12)
+ROUNDED_ZTOL = 1e-6
 
 
 class GLMExact:
@@ -301,10 +306,21 @@ class GLMExact:
 
     def reset(self):
         """Start the next solves from y = z = 0 (no warm start)."""
-        self._y = np.zeros(self.P.dim_y)
-        self._z = np.zeros(self.P.dim_y)
+        self.warm_start(np.zeros(self.P.dim_y), np.zeros(self.P.dim_y))
+
+    def warm_start(self, y, z):
+        """Start the next solves of y*(x) and z*(x) from ``y`` and ``z``
+        (e.g. ``solutions()`` at the starting point, the same for every
+        run of a tuning)."""
+        self._y = np.array(y, dtype=np.float64)
+        self._z = np.array(z, dtype=np.float64)
         self.status = {}
         self._last = None  # (x, solve's answer, status) of the last solve
+
+    def solutions(self):
+        """Copies of the last y*(x) and z*(x), where the next solves
+        start."""
+        return self._y.copy(), self._z.copy()
 
     def _direction_hvp(self):
         """The products of a Newton direction: over float32 features with
@@ -363,21 +379,33 @@ class GLMExact:
                 stacklevel=2)
         return y
 
-    def solve(self, x):
+    def solve(self, x, gradient=True):
         """(y*, z*, grad H, f(x, y*)) at x; the last answer again, without
         a pass over the data, when x has not changed since (a solver's
-        x can stay put between two evaluations, SABA's first full pass)."""
+        x can stay put between two evaluations, SABA's first full pass).
+        With ``gradient=False``, grad H = grad_x f - hess_xy g z* is not
+        formed (its cross term is a pass over the data) and comes back as
+        None: a criterion of H alone does not read it."""
         if self._last is not None and np.array_equal(self._last[0], x):
             self.status = dict(self._last[2])
-            return tuple(a.copy() if isinstance(a, np.ndarray) else a
-                         for a in self._last[1])
+            ys, zs, grad, fval = self._last[1]
+            if grad is None and gradient:
+                # P's point is still (x, y*): solve's last value_grad
+                grad = self.P.grad_x_f(x, ys) - self.P.cross(zs)
+                self._last = (self._last[0], (ys, zs, grad, fval),
+                              self._last[2])
+            return (ys.copy(), zs.copy(),
+                    None if grad is None else grad.copy(), fval)
         P = self.P
         ys = self.y_star(x)
         fval, gyf = P.f_grad(ys)
-        # float64 products: a float32 one's error (about 1e-7) bounds what a
-        # refinement step gains, and z*'s 1e-12 took 17 float64 products
-        # against 17 float32 and 3 float64 ones with refinement
-        zs, res, n = pcg(P.hvp, gyf, P.precond, self._z, rtol=self.ztol,
+        # float64 products at the benchmark's 1e-12: a float32 one's error
+        # (about 1e-7) bounds what a refinement step gains, and z*'s 1e-12
+        # took 17 float64 products against 17 float32 and 3 float64 ones
+        # with refinement
+        hvp = (self._direction_hvp() if self.ztol >= ROUNDED_ZTOL
+               else P.hvp)
+        zs, res, n = pcg(hvp, gyf, P.precond, self._z, rtol=self.ztol,
                          max_iter=self.max_cg)
         self._z = zs
         st = self.status
@@ -391,10 +419,11 @@ class GLMExact:
                 "iterations; grad_norm2 and implicit_gap are approximate "
                 "(see the solve_residual column)", RuntimeWarning,
                 stacklevel=2)
-        grad = P.grad_x_f(x, ys) - P.cross(zs)
+        grad = P.grad_x_f(x, ys) - P.cross(zs) if gradient else None
         self._last = (np.array(x, dtype=np.float64), (ys, zs, grad, fval),
                       dict(st))
-        return ys.copy(), zs.copy(), grad.copy(), fval
+        return (ys.copy(), zs.copy(), None if grad is None else grad.copy(),
+                fval)
 
 
 class CountedPasses:

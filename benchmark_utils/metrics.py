@@ -129,6 +129,20 @@ class QuadraticMetrics:
         """Nothing to set: the quadratic's y*(x) and z*(x) are closed
         forms (``GLMMetrics.solve_tolerances``)."""
 
+    def only(self, columns):
+        """Every column is computed: the closed forms cost next to nothing
+        (``GLMMetrics.only``)."""
+
+    def reset(self):
+        """Nothing to reset: closed forms (``GLMMetrics.reset``)."""
+
+    def solutions(self):
+        """None: nothing to warm-start (``GLMMetrics.solutions``)."""
+        return None
+
+    def warm_start(self, solutions):
+        """Nothing to warm-start: closed forms."""
+
 
 class GLMMetrics:
     """Metrics of the logistic tasks (``logreg``, ``multilogreg``,
@@ -136,6 +150,8 @@ class GLMMetrics:
     names."""
 
     ERRORS = ("train_error", "val_error", "test_error", "test_error_iterate")
+    # columns an evaluation may skip (``only``)
+    OPTIONAL = ("grad_norm2",) + ERRORS
 
     def __init__(self, data):
         with blas_limit():
@@ -149,6 +165,7 @@ class GLMMetrics:
             self.sets.append((data["X_test"], data["y_test"]))
         self._data = data
         self._references = None
+        self._wanted = None  # the optional columns computed (None: all)
 
     def __call__(self, x, y, z):
         references = self.references()
@@ -173,17 +190,22 @@ class GLMMetrics:
 
     def _metrics(self, x, y, z):
         P = self.exact.P
-        ys, zs, grad, value = self.exact.solve(x)
+        wanted = self._wanted
+        ys, zs, grad, value = self.exact.solve(
+            x, gradient=wanted is None or "grad_norm2" in wanted)
         out = dict(value=float(value),
-                   grad_norm2=float(grad @ grad),
                    inner_gap=float(np.sum((y - ys) ** 2)),
                    implicit_gap=float(np.sum((z - zs) ** 2)),
                    y_star_norm2=float(ys @ ys),
                    z_star_norm2=float(zs @ zs),
                    solve_residual=float(self.exact.status["residual"]))
+        if grad is not None:
+            out["grad_norm2"] = float(grad @ grad)
         for name, (X, lab) in zip(self.ERRORS, self.sets):
-            out[name] = P.error(X, lab, ys)
-        if len(self.sets) == 3:
+            if wanted is None or name in wanted:
+                out[name] = P.error(X, lab, ys)
+        if len(self.sets) == 3 and (wanted is None
+                                    or "test_error_iterate" in wanted):
             out["test_error_iterate"] = P.error(*self.sets[2], y)
         return out
 
@@ -204,6 +226,33 @@ class GLMMetrics:
         if (self.exact.gtol, self.exact.ztol) != (gtol, ztol):
             self.exact.gtol, self.exact.ztol = float(gtol), float(ztol)
             self.exact.reset()  # no answer of the old tolerances is reused
+
+    def only(self, columns):
+        """The next evaluations compute, of the optional columns
+        (``OPTIONAL``: ``grad_norm2`` and the error rates), only those in
+        ``columns`` (None: all of them, the benchmark's evaluations).  H,
+        the gaps, the solutions' sizes and ``solve_residual`` are always
+        computed: the divergence rules read them.  A tuning trial scored by
+        H skips the cross term of grad H and four products with the sets
+        (``tools/tune/run.py``)."""
+        if columns is not None:
+            unknown = sorted(set(columns) - set(self.OPTIONAL)
+                             - set(METRIC_KEYS) - set(SOLUTION_KEYS))
+            if unknown:
+                raise ValueError(f"columns: unknown {unknown}; optional "
+                                 f"ones: {list(self.OPTIONAL)}")
+            columns = frozenset(columns)
+        self._wanted = columns
+
+    def solutions(self):
+        """y*(x) and z*(x) of the last evaluation: where the next ones
+        start (``warm_start``)."""
+        return self.exact.solutions()
+
+    def warm_start(self, solutions):
+        """Start the next evaluations' solves from ``solutions`` (a value
+        of ``solutions()``) instead of the last ones."""
+        self.exact.warm_start(*solutions)
 
 
 def make_metrics(data):
@@ -285,8 +334,8 @@ def untrusted(out, x, y, z):
       above ``HUGE``: the iterate is astronomically far out (the losses
       saturate there, and ``grad_norm2`` can be exactly 0 while H rose).
     """
-    for key in ("value", "grad_norm2"):
-        if not np.isfinite(out[key]):
+    for key in ("value", "grad_norm2"):  # grad_norm2 when computed
+        if key in out and not np.isfinite(out[key]):
             return f"{key} is {out[key]}"
     residual = out.get("solve_residual", 0.0)
     if not residual <= 1.0:

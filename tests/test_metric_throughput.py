@@ -196,3 +196,81 @@ def test_the_metrics_take_float32_directions():
     from benchmark_utils.metrics import make_metrics
     metrics = make_metrics(glm_data("multilogreg"))
     assert metrics.exact.products == "float32"
+
+
+@pytest.mark.parametrize("task", ("multilogreg", "datacleaning"))
+def test_a_loose_z_solve_takes_the_rounded_products(task):
+    """At a tuning trial's z tolerance (``ROUNDED_ZTOL`` or looser) z*(x)
+    is solved over the float32 features, as the Newton directions are;
+    at the benchmark's 1e-12 over the float64 ones.  Either way the
+    float64 residual of z* meets its tolerance."""
+    from benchmark_utils.exact_glm import ROUNDED_ZTOL
+    data = glm_data(task, n=30, m=120, p=6, C=3, seed=8)
+    x = 0.5 * np.random.default_rng(3).standard_normal(
+        GLMExact(task, data).P.dim_x)
+    if task == "multilogreg":
+        x += np.log(0.1)
+    for ztol, rounded_z in ((1e-3, True), (ROUNDED_ZTOL, True),
+                            (1e-12, False)):
+        ex = GLMExact(task, data, ztol=ztol, products="float32")
+        ys = ex.y_star(x)
+        _, rhs = ex.P.f_grad(ys)
+        calls = []
+        plain, rounded = ex.P.hvp, ex.P.hvp_rounded
+        ex.P.hvp = lambda v: calls.append("float64") or plain(v)
+        ex.P.hvp_rounded = lambda v: calls.append("float32") or rounded(v)
+        ex._last, ex._y = None, ys  # solve y* again: no Newton step
+        _, zs, _, _ = ex.solve(x)
+        assert calls and set(calls) == {"float32" if rounded_z
+                                        else "float64"}
+        assert np.linalg.norm(plain(zs) - rhs) <= ztol * np.linalg.norm(rhs)
+
+
+def test_an_evaluation_computes_only_the_columns_asked():
+    """``only`` skips grad H's cross term and the error rates a criterion
+    does not read; what it computes is bit for bit the full evaluation's,
+    and grad H is formed later at the same x without solving again."""
+    from benchmark_utils.metrics import evaluate, make_metrics
+    data = glm_data("datacleaning", n=25, m=30, p=4, C=3, seed=4)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(30)
+    y, z = rng.standard_normal(12), rng.standard_normal(12)
+    full = evaluate(make_metrics(data), x, y, z, 60)
+    metrics = make_metrics(data)
+    metrics.only(("value",))
+    lean = evaluate(metrics, x, y, z, 60)
+    skipped = {"grad_norm2", "train_error", "val_error", "test_error",
+               "test_error_iterate"}
+    assert set(full) - set(lean) == skipped
+    assert lean["diverged"] == 0
+    for key in lean:
+        assert lean[key] == full[key] or (np.isnan(lean[key])
+                                          and np.isnan(full[key])), key
+    calls = []
+    hvp = metrics.exact.P.hvp
+    metrics.exact.P.hvp = lambda v: calls.append(1) or hvp(v)
+    metrics.only(("val_error", "grad_norm2"))
+    again = evaluate(metrics, x, y, z, 60)
+    assert calls == []  # the same x: the last solves, the cross term only
+    assert (again["val_error"], again["grad_norm2"]) == \
+        (full["val_error"], full["grad_norm2"])
+    assert "test_error" not in again
+    metrics.only(None)
+    assert set(evaluate(metrics, x, y, z, 60)) == set(full)
+    with pytest.raises(ValueError, match="columns: unknown.*optional"):
+        metrics.only(("value", "test_eror"))
+
+
+def test_solves_warm_started_at_a_solution_take_no_newton_step():
+    data = glm_data("datacleaning", n=25, m=30, p=4, C=3, seed=5)
+    ex = GLMExact("datacleaning", data)
+    x = np.random.default_rng(5).standard_normal(30)
+    answer = ex.solve(x)
+    saved = ex.solutions()
+    ex.reset()
+    ex.solve(x + 1.0)  # elsewhere
+    ex.warm_start(*saved)
+    again = ex.solve(x)
+    assert ex.status["newton_steps"] == 0
+    for a, b in zip(answer[:2], again[:2]):
+        assert np.linalg.norm(a - b) <= 1e-9 * np.linalg.norm(a)

@@ -653,9 +653,9 @@ def test_a_trial_flagged_diverged_is_excluded(tmp_path, monkeypatch):
 
 def test_a_trial_scores_the_same_whatever_ran_before_it():
     """The exact solves of a logistic task are warm-started: every trial
-    starts them afresh (not from the starting point's nor another
-    trial's solution), so a resumed trial, the first of its process,
-    scores what it scored after others."""
+    starts them from the starting point's solutions (never from another
+    trial's), so a resumed trial, the first of its process, scores what it
+    scored after others, bit for bit."""
     first = run.Runner("breast_cancer")
     alone = first.run("SOBA", dict(step_size=0.5, outer_ratio=1.0,
                                    z_ratio=1.0), 2.0, 3)
@@ -680,8 +680,8 @@ def test_a_trial_scored_by_h_solves_to_the_criterion_tolerances(
     products = []
     solve = GLMExact.solve
 
-    def counted(self, x):
-        out = solve(self, x)
+    def counted(self, x, **kwargs):
+        out = solve(self, x, **kwargs)
         products.append(self.status["hvps"])
         return out
 
@@ -691,14 +691,16 @@ def test_a_trial_scored_by_h_solves_to_the_criterion_tolerances(
     metrics = runner.objective.metrics
     loose, _ = runner.run("SOBA", values, 2.0, 3)
     assert (metrics.exact.gtol, metrics.exact.ztol) == \
-        run.CRITERION_TOLERANCES["value"] == (1e-9, 1e-4)
+        run.CRITERION_TOLERANCES["value"] == (1e-9, 1e-3)
+    # the points' products (the starting point's apart)
     loose_products, products[:] = sum(products[1:]), []
     monkeypatch.setitem(run.CRITERION_TOLERANCES, "value", (1e-10, 1e-12))
     tight, _ = runner.run("SOBA", values, 2.0, 3)
     assert abs(loose - tight) <= 1e-9 * abs(tight)
-    assert loose_products < sum(products)
+    tight_products = sum(products[1:])
+    assert loose_products < tight_products
     if dataset == "digits":
-        assert loose_products <= 2 / 3 * sum(products)
+        assert loose_products <= 2 / 3 * tight_products
     fresh = run.Runner(dataset).objective.metrics
     assert (fresh.exact.gtol, fresh.exact.ztol) == (1e-10, 1e-12)
     assert metrics.references() == fresh.references()
