@@ -287,22 +287,6 @@ class Background:
                 return True
         return False
 
-    def take_shortest(self):
-        """Remove the queued kernel of the shortest compile
-        (``Kernel.seconds``) and return it, or None when the queue is
-        empty (the caller compiles it)."""
-        with self._lock:
-            if not self._queue:
-                return None
-            kernel = min(self._queue, key=lambda k: k.seconds())
-            self._queue.remove(kernel)
-            self._done[kernel].set()
-            return kernel
-
-    def ended(self, kernel):
-        """Whether ``kernel``'s child has ended (or it was taken back)."""
-        return self._done[kernel].is_set()
-
     def wait(self, kernel=None):
         """Wait for ``kernel``'s child to end (every child's when None);
         True unless it failed."""
@@ -469,25 +453,9 @@ def _start_for_command(context, kernel):
 
 def _wait_for(background, kernel):
     """Wait for ``kernel`` if a child compiles it (a queued one is taken
-    back: the caller compiles it), announcing the wait as a compile.
-    Meanwhile this process compiles the queued kernels the run needs
-    later, the shortest first, rather than idle: a kernel compiled here
-    is one no child has to compile, and the run waits past its own
-    kernel's end for one short compile at most."""
+    back: the caller compiles it), announcing the wait as a compile."""
     if kernel not in background.kernels or background.take(kernel):
         return
-    while not background.ended(kernel):
-        spare = background.take_shortest()
-        if spare is None:
-            break
-        print(f"while a background process compiles {kernel.describe()}: "
-              f"compiling {spare.describe()} here, about {spare.seconds()} "
-              "s on 2 cores", flush=True)
-        try:
-            compile_here(spare)
-        except Exception as err:  # it compiles again when a run needs it
-            print(f"the compile of {spare.describe()} failed ({err!r}); it "
-                  "compiles when first used", flush=True)
     family = (None if kernel.algorithm is None
               else FAMILY_NAMES[FAMILIES[kernel.algorithm][0]])
     with engine.announced(kernel.entry, kernel.task, kernel.dtype, family,

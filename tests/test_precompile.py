@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from types import SimpleNamespace
 
 import click
@@ -175,12 +174,6 @@ class FakeBackground:
         self.taken.append(kernel)
         return kernel == Kernel("core", "logreg")  # not started yet
 
-    def take_shortest(self):
-        return None  # nothing queued to compile while waiting
-
-    def ended(self, kernel):
-        return False
-
     def wait(self, kernel=None):
         self.waited.append(kernel)
         return True
@@ -296,43 +289,6 @@ def test_children_run_in_order_and_a_queued_kernel_is_taken_back(
     assert set(background.seconds) == {a}
     assert set(background.failed) == {b}
     assert background.failed[b] == "broken"
-    background.close()
-
-
-def test_while_waiting_the_run_compiles_the_queued_kernels(
-        tmp_path, monkeypatch, capsys):
-    """A run waiting for a child's kernel compiles the queued ones itself,
-    the shortest first, until that child ends; a kernel it compiled is
-    not waited for when a run needs it."""
-    slow, mid, short = (Kernel("core", t) for t in
-                        ("datacleaning", "logreg", "quadratic"))
-    gate = tmp_path / "go"
-
-    def command(kernel):  # the datacleaning child ends once gate exists
-        return [sys.executable, "-c",
-                "import os, sys, time\n"
-                "while not os.path.exists(sys.argv[1]): time.sleep(0.01)\n",
-                str(gate)]
-    compiled = []
-
-    def compile_here(kernel):
-        compiled.append(kernel)
-        if len(compiled) == 2:
-            gate.touch()
-    monkeypatch.setattr(precompile, "compile_here", compile_here)
-    background = precompile.Background([slow, mid, short], workers=1,
-                                       command=command)
-    while slow in background._queue:  # its child has not started yet
-        time.sleep(0.01)
-    precompile._wait_for(background, slow)
-    assert compiled == [short, mid]  # 10 s before 12 s
-    assert slow in background.seconds
-    said = capsys.readouterr().out
-    assert ("while a background process compiles the single-loop core for "
-            "the datacleaning task (float64 features): compiling the "
-            "single-loop core for the quadratic task") in said
-    precompile._wait_for(background, mid)  # compiled here: no wait
-    assert compiled == [short, mid]
     background.close()
 
 
