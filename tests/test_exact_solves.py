@@ -160,9 +160,9 @@ def test_metric_evaluations_limit_blas_threads(monkeypatch):
     m = make_metrics(data)
     solve = m.exact.solve
 
-    def spy(x):
+    def spy(x, **kwargs):
         seen.append(_blas_threads())
-        return solve(x)
+        return solve(x, **kwargs)
     m.exact.solve = spy
     evaluate(m, np.zeros(3), np.zeros(12), np.zeros(12), 0)
     assert seen and all(n == 1 for n in seen[0])
