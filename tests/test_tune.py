@@ -29,10 +29,12 @@ STABLE = ["--range", "step_size=0.01:1", "--range", "outer_ratio=0.1:10",
 
 
 def _argv(storage, trials, *extra, solvers=SOLVERS, epochs="2",
-          ranges=STABLE):
+          ranges=STABLE, first="none"):
+    """The command line of a small tuning; ``first="none"``: every trial
+    drawn by TPE (the known-good first trials have their own tests)."""
     return ["--dataset", SMALL, "--solvers", solvers, "--trials",
             str(trials), "--epochs", epochs, "--evals", "4",
-            "--storage", str(storage), *ranges, *extra]
+            "--storage", str(storage), *ranges, "--first", first, *extra]
 
 
 def _studies(storage, argv):
@@ -706,3 +708,75 @@ def test_a_trial_scored_by_h_solves_to_the_criterion_tolerances(
     assert metrics.references() == fresh.references()
     runner.run("SOBA", values, 2.0, 3, metric="grad_norm2")
     assert (metrics.exact.gtol, metrics.exact.ztol) == (1e-10, 1e-12)
+
+
+# --------------------------------------------------------------------------
+# Known-good first trials
+# --------------------------------------------------------------------------
+def test_a_new_study_runs_the_known_good_points_first(tmp_path, capsys):
+    """The sweep's winner (``TUNED``), then the solver's defaults, are a
+    new study's first trials, completed by the defaults and rounded as a
+    drawn value; a rerun queues nothing more; the best trial is never
+    above them."""
+    from benchmark_utils.algorithms import defaults
+    from benchmark_utils.tuned import TUNED
+    storage = tmp_path / "t.db"
+    argv = _argv(storage, 3, first="sweep,defaults")
+    cli.main(argv)
+    said = capsys.readouterr().out
+    assert "  SOBA: first trials sweep, defaults" in said
+    studies = _studies(storage, argv)
+    for solver in ("SPABA", "SOBA"):
+        trials = _trials(studies[solver])
+        space_ = cli.settings_of(cli.parser().parse_args(argv)).space(solver)
+        sweep = {k: TUNED["Simulated"][solver].get(k, defaults(solver)[k])
+                 for k in space_}
+        own = {k: defaults(solver)[k] for k in space_}
+        assert [t.user_attrs.get("first") for t in trials] == \
+            ["sweep", "defaults", None]
+        assert trials[0].user_attrs["parameters"] == \
+            {k: float(v) for k, v in sweep.items()}
+        assert trials[1].user_attrs["parameters"] == \
+            {k: float(v) for k, v in own.items()}
+        rec = _record(storage)["solvers"][solver]
+        assert [t["first"] for t in rec["all_trials"]] == \
+            ["sweep", "defaults", None]
+        best = rec["best"]["criterion"]
+        firsts = [t.value for t in trials[:2] if t.value is not None]
+        assert firsts and best <= min(firsts)
+    assert "(first: sweep)" in said and "(first: defaults)" in said
+    cli.main(_argv(storage, 5, first="sweep,defaults"))  # two more each
+    for st in _studies(storage, argv).values():
+        trials = _trials(st)
+        assert len(trials) == 5
+        assert sum("first" in t.user_attrs for t in trials) == 2
+
+
+def test_a_known_point_outside_its_range_is_said_and_not_run(tmp_path,
+                                                             capsys):
+    storage = tmp_path / "t.db"
+    narrow = ["--range", "step_size=0.01:0.5", "--range",
+              "outer_ratio=0.1:10", "--range", "z_ratio=0.1:10"]
+    cli.main(_argv(storage, 1, solvers="SOBA", ranges=narrow,
+                   first="sweep,defaults"))
+    said = capsys.readouterr().out
+    assert ("  SOBA: no sweep trial: step_size = 1 lies outside its range "
+            "[0.01, 0.5] (--range to widen it)") in said
+    [trial] = _trials(_studies(storage, _argv(storage, 1, solvers="SOBA",
+                                              ranges=narrow))["SOBA"])
+    assert trial.user_attrs["first"] == "defaults"
+
+
+def test_first_names_the_allowed_sources():
+    from tools.tune.first import check_first, first_points
+    with pytest.raises(ValueError, match=r"--first: each of \['sweep', "
+                                         r"'defaults'\]"):
+        check_first(["sweep", "grid"])
+    with pytest.raises(ValueError, match="at most once"):
+        check_first(["sweep", "sweep"])
+    assert check_first([]) == ()
+    # a dataset without a sweep: the defaults only, and the reason said
+    points, skipped = first_points(
+        "SOBA", space.solver_space("SOBA"), "covtype-unknown")
+    assert [s for s, _ in points] == ["defaults"]
+    assert skipped == [("sweep", "no sweep of SOBA on covtype-unknown")]

@@ -27,6 +27,7 @@ from .run import METRICS, Runner, check_metric
 from .space import (SOLVERS, check_fixed, check_solvers, parse_fixed,
                     parse_range)
 from .cluster import ClusterProblem, run_on_cluster
+from .first import FIRST, check_first
 from .progress import TrialProgress
 from .study import (PRUNERS, STORAGE_ERRORS, Settings, StorageProblem,
                     check_not_in_memory, elapsed, load_study, open_storage, prepare,
@@ -93,6 +94,13 @@ def parser():
     p.add_argument("--metric", default="value",
                    help=f"validation-side criterion, one of {list(METRICS)}")
     p.add_argument("--pruner", choices=PRUNERS, default="hyperband")
+    p.add_argument("--first", default=",".join(FIRST),
+                   metavar="SOURCES",
+                   help="the known-good points each new study runs first, "
+                        "in order: sweep (the dataset's sweep winner, "
+                        "benchmark_utils/tuned.py), defaults (the solver's "
+                        "own); comma-separated, or none (default: "
+                        "%(default)s)")
     p.add_argument("--range", action="append", default=[],
                    metavar="NAME=LOW:HIGH", help="narrow a parameter's range")
     p.add_argument("--fix", action="append", default=[], metavar="NAME=VALUE",
@@ -132,11 +140,14 @@ def settings_of(args):
     clash = sorted(set(ranges) & set(fixed))
     if clash:
         raise ValueError(f"--range and --fix both name {clash}")
+    first = [] if args.first.strip() == "none" else [
+        f.strip() for f in args.first.split(",") if f.strip()]
     return Settings(dataset=args.dataset, solvers=solvers,
                     trials=args.trials, epochs=args.epochs,
                     storage=args.storage, evals=args.evals,
                     metric=check_metric(args.metric), pruner=args.pruner,
-                    seed=args.seed, ranges=ranges, fixed=fixed)
+                    seed=args.seed, ranges=ranges, fixed=fixed,
+                    first=check_first(first))
 
 
 def _same_file(a, b):
@@ -259,7 +270,8 @@ def main(argv=None):
         runner = Runner(settings.dataset)
         runner.check_metric(settings.metric)
         check_fixed_values(runner, settings)
-        todo, lines = prepare(settings, args.fail_running)
+        todo, lines = prepare(settings, args.fail_running,
+                              tuning_key=runner.tuning_key)
         clock = Clock(settings)
     except ValueError as err:
         p.error(str(err))

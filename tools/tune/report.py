@@ -44,7 +44,8 @@ def _trial_row(t):
                 excluded=attrs.get("excluded"),
                 pruned_at_epochs=attrs.get("pruned_at_epochs"),
                 seconds=attrs.get("seconds"),
-                solver_seconds=attrs.get("solver_seconds"))
+                solver_seconds=attrs.get("solver_seconds"),
+                first=attrs.get("first"))  # a known-good point's source
 
 
 def solver_record(study, settings, solver):

@@ -53,6 +53,7 @@ import optuna
 import sqlalchemy.exc
 from optuna.trial import TrialState
 
+from .first import FIRST, enqueue_first
 from .space import solver_fixed, solver_space
 
 HEARTBEAT, GRACE = 20, 60  # seconds
@@ -100,6 +101,10 @@ class Settings:
     seed: int = 0
     ranges: dict = field(default_factory=dict)
     fixed: dict = field(default_factory=dict)
+    # the known-good points a new study runs first (``first.py``); not in
+    # the signature: it acts only when a study is made, and its trials
+    # say which they are
+    first: tuple = FIRST
 
     def space(self, solver):
         return solver_space(solver, self.ranges, self.fixed)
@@ -360,15 +365,19 @@ def fail_stale(study):
             pass  # another process failed it first
 
 
-def prepare(settings, fail_all_running=False):
-    """Create or load every study, check its settings, and return the
-    trials still to run per solver (the interrupted ones included) with a
-    line per solver to print."""
+def prepare(settings, fail_all_running=False, tuning_key=None):
+    """Create or load every study, check its settings, queue a new
+    study's first trials (``first.enqueue_first``, the sweep's winner on
+    the dataset of ``tuning_key``), and return the trials still to run
+    per solver (the interrupted ones included) with a line per solver to
+    print."""
     storage = open_storage(settings.storage)
     todo, lines = {}, []
     for solver in settings.solvers:
         study = load_study(storage, settings, solver)
         try:
+            queued = enqueue_first(study, solver, settings.space(solver),
+                                   tuning_key, settings.first)
             if fail_all_running:
                 fail_running(study, "interrupted (--fail-running)")
             else:
@@ -383,6 +392,7 @@ def prepare(settings, fail_all_running=False):
         lines.append(f"{solver}: {min(done, settings.trials)} of "
                      f"{settings.trials} trials done{busy}{again}, "
                      f"{todo[solver]} to run")
+        lines.extend(queued)
     return todo, lines
 
 

@@ -238,8 +238,9 @@ def trial_line(solver, trial):
         what = trial.state.name.lower()
     params = ",".join(f"{k}={v}" for k, v in
                       attrs.get("parameters", {}).items())
+    first = f"  (first: {attrs['first']})" if "first" in attrs else ""
     return (f"  {solver:8s} trial {trial.number:3d}  {what}  "
-            f"({attrs.get('seconds', math.nan):.2f} s)  [{params}]")
+            f"({attrs.get('seconds', math.nan):.2f} s)  [{params}]{first}")
 
 
 def _log_trial(solver, clock=None, out=print, progress=None):

@@ -1,0 +1,92 @@
+"""The first trials of a study: points known to be good, run before TPE
+draws any, so that a tuning never ends above them.
+
+``FIRST`` names the sources, in the order their trials run: ``sweep``, the
+winner of the dataset's sweep (``benchmark_utils/tuned.py``: the 3 x 4
+grids of ``configs/tune_*.yml``, the values ``step_size=tuned`` runs), and
+``defaults``, the solver's own defaults.  A point gives each searched
+parameter its source's value, or the solver's default where the source has
+none; it is rounded as ``space.suggest`` rounds a drawn value.  A point
+with a value outside its range is not run, and the tuning says so: widen
+the range (``--range``) to try it.  Two sources giving the same point run
+it once.
+"""
+import math
+
+from benchmark_utils.algorithms import defaults
+from benchmark_utils.tuned import TUNED
+
+from .space import _round
+
+FIRST = ("sweep", "defaults")
+# what a point's trial keeps in its user attributes: its source
+ATTRIBUTE = "first"
+
+
+def check_first(names):
+    """``names`` if each is one of ``FIRST``, once; else a ValueError
+    naming the allowed values."""
+    unknown = [n for n in names if n not in FIRST]
+    if unknown or len(set(names)) != len(names):
+        raise ValueError(f"--first: each of {list(FIRST)} at most once, or "
+                         f"none; got {','.join(names)}")
+    return tuple(names)
+
+
+def _source_values(source, solver, tuning_key):
+    """The values ``source`` gives ``solver``, or a reason it gives none."""
+    if source == "defaults":
+        return {}, None
+    entry = TUNED.get(tuning_key, {}).get(solver)
+    if entry is None:
+        return None, (f"no sweep of {solver} on "
+                      f"{tuning_key or 'this dataset'}")
+    return entry, None
+
+
+def first_points(solver, space, tuning_key, sources=FIRST):
+    """``(points, skipped)``: ``points`` the ``(source, values)`` to run
+    first, ``values`` giving every parameter of ``space``; ``skipped`` the
+    ``(source, reason)`` of the sources not run."""
+    have = defaults(solver)
+    points, skipped = [], []
+    for source in sources:
+        given, reason = _source_values(source, solver, tuning_key)
+        values = {}
+        for name, rng in space.items():
+            if reason is not None:
+                break
+            value = given.get(name, have.get(name))
+            if not isinstance(value, (int, float)) or not math.isfinite(
+                    value):
+                reason = f"{name} = {value!r} is not a number"
+            elif not rng.low <= value <= rng.high:
+                reason = (f"{name} = {value:g} lies outside its range "
+                          f"[{rng.low:g}, {rng.high:g}] (--range to "
+                          "widen it)")
+            else:
+                values[name] = int(value) if rng.integer else _round(value)
+        if reason is None and any(values == v for _, v in points):
+            reason = "the same point as " + next(
+                s for s, v in points if v == values)
+        if reason is None:
+            points.append((source, values))
+        else:
+            skipped.append((source, reason))
+    return points, skipped
+
+
+def enqueue_first(study, solver, space, tuning_key, sources):
+    """Queue ``first_points`` on a study that has no trial yet; returns
+    the lines saying what was queued or skipped (none for a study that
+    already has trials: its first ones were queued when it was made)."""
+    if not sources or study.get_trials(deepcopy=False):
+        return []
+    points, skipped = first_points(solver, space, tuning_key, sources)
+    for source, values in points:
+        study.enqueue_trial(values, user_attrs={ATTRIBUTE: source})
+    lines = [f"  {solver}: first trial{'s' if len(points) > 1 else ''} "
+             f"{', '.join(s for s, _ in points)}"] if points else []
+    lines += [f"  {solver}: no {source} trial: {why}"
+              for source, why in skipped]
+    return lines
