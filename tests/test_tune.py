@@ -745,6 +745,13 @@ def test_a_new_study_runs_the_known_good_points_first(tmp_path, capsys):
         firsts = [t.value for t in trials[:2] if t.value is not None]
         assert firsts and best <= min(firsts)
     assert "(first: sweep)" in said and "(first: defaults)" in said
+    # a budget below the known points: the first ones only
+    small = tmp_path / "small.db"
+    cli.main(_argv(small, 1, solvers="SOBA", first="sweep,defaults"))
+    assert ("  SOBA: no defaults trial: over the budget of 1 trials"
+            in capsys.readouterr().out)
+    [only] = _trials(_studies(small, _argv(small, 1, solvers="SOBA"))["SOBA"])
+    assert only.user_attrs["first"] == "sweep"
     cli.main(_argv(storage, 5, first="sweep,defaults"))  # two more each
     for st in _studies(storage, argv).values():
         trials = _trials(st)

@@ -76,13 +76,17 @@ def first_points(solver, space, tuning_key, sources=FIRST):
     return points, skipped
 
 
-def enqueue_first(study, solver, space, tuning_key, sources):
-    """Queue ``first_points`` on a study that has no trial yet; returns
-    the lines saying what was queued or skipped (none for a study that
-    already has trials: its first ones were queued when it was made)."""
+def enqueue_first(study, solver, space, tuning_key, sources, budget):
+    """Queue ``first_points``, at most ``budget`` of them, on a study
+    that has no trial yet; returns the lines saying what was queued or
+    skipped (none for a study that already has trials: its first ones
+    were queued when it was made)."""
     if not sources or study.get_trials(deepcopy=False):
         return []
     points, skipped = first_points(solver, space, tuning_key, sources)
+    skipped += [(source, f"over the budget of {budget} trials")
+                for source, _ in points[budget:]]
+    points = points[:budget]
     for source, values in points:
         study.enqueue_trial(values, user_attrs={ATTRIBUTE: source})
     lines = [f"  {solver}: first trial{'s' if len(points) > 1 else ''} "

@@ -377,7 +377,8 @@ def prepare(settings, fail_all_running=False, tuning_key=None):
         study = load_study(storage, settings, solver)
         try:
             queued = enqueue_first(study, solver, settings.space(solver),
-                                   tuning_key, settings.first)
+                                   tuning_key, settings.first,
+                                   settings.trials)
             if fail_all_running:
                 fail_running(study, "interrupted (--fail-running)")
             else:
