@@ -2,9 +2,10 @@
 draws any, so that a tuning never ends above them.
 
 ``FIRST`` names the sources, in the order their trials run: ``sweep``, the
-winner of the dataset's sweep (``benchmark_utils/tuned.py``: the 3 x 4
-grids of ``configs/tune_*.yml``, the values ``step_size=tuned`` runs), and
-``defaults``, the solver's own defaults.  A point gives each searched
+dataset's tuned values (``benchmark_utils/tuned.py``, the values
+``step_size=tuned`` runs: the winners of the 3 x 4 grids of
+``configs/tune_*.yml``, and the reference benchmark's tuned steps on
+ijcnn1, covtype and MNIST), and ``defaults``, the solver's own defaults.  A point gives each searched
 parameter its source's value, or the solver's default where the source has
 none; it is rounded as ``space.suggest`` rounds a drawn value.  A point
 with a value outside its range is not run, and the tuning says so: widen
