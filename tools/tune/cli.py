@@ -97,7 +97,7 @@ def parser():
     p.add_argument("--first", default=",".join(FIRST),
                    metavar="SOURCES",
                    help="the known-good points each new study runs first, "
-                        "in order: sweep (the dataset's sweep winner, "
+                        "in order: sweep (the dataset's tuned values, "
                         "benchmark_utils/tuned.py), defaults (the solver's "
                         "own); comma-separated, or none (default: "
                         "%(default)s)")

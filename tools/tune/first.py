@@ -8,10 +8,9 @@ dataset's tuned values (``benchmark_utils/tuned.py``, the values
 ijcnn1, covtype and MNIST), and ``defaults``, the solver's own defaults.
 A point gives each searched parameter its source's value, or the solver's
 default where the source has none; it is rounded as ``space.suggest``
-rounds a drawn value.  A point
-with a value outside its range is not run, and the tuning says so: widen
-the range (``--range``) to try it.  Two sources giving the same point run
-it once.
+rounds a drawn value.  A point with a value outside its range is not run,
+and the tuning says so: widen the range (``--range``) to try it.  Two
+sources giving the same point run it once.
 """
 import math
 
@@ -55,9 +54,7 @@ def first_points(solver, space, tuning_key, sources=FIRST):
     for source in sources:
         given, reason = _source_values(source, solver, tuning_key)
         values = {}
-        for name, rng in space.items():
-            if reason is not None:
-                break
+        for name, rng in space.items() if reason is None else ():
             value = given.get(name, have.get(name))
             if not isinstance(value, (int, float)) or not math.isfinite(
                     value):
@@ -68,6 +65,8 @@ def first_points(solver, space, tuning_key, sources=FIRST):
                           "widen it)")
             else:
                 values[name] = int(value) if rng.integer else _round(value)
+            if reason is not None:
+                break
         if reason is None and any(values == v for _, v in points):
             reason = "the same point as " + next(
                 s for s, v in points if v == values)

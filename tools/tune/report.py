@@ -29,6 +29,7 @@ from optuna.trial import TrialState
 
 from benchmark_utils.tuned import TUNABLE
 
+from .first import ATTRIBUTE as FIRST_ATTRIBUTE
 from .study import COUNTED, load_study, open_storage
 
 CALLS_AT_BUDGET = 63  # the callback call of benchopt's 12th point
@@ -45,7 +46,7 @@ def _trial_row(t):
                 pruned_at_epochs=attrs.get("pruned_at_epochs"),
                 seconds=attrs.get("seconds"),
                 solver_seconds=attrs.get("solver_seconds"),
-                first=attrs.get("first"))  # a known-good point's source
+                first=attrs.get(FIRST_ATTRIBUTE))  # a known point's source
 
 
 def solver_record(study, settings, solver):

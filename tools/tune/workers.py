@@ -21,6 +21,7 @@ import warnings
 import optuna
 from optuna.trial import TrialState
 
+from .first import ATTRIBUTE as FIRST_ATTRIBUTE
 from .run import Diverged, Runner
 from .space import suggest
 from .study import (COUNTED, INTERRUPTED, fail_stale, interrupted,
@@ -238,7 +239,8 @@ def trial_line(solver, trial):
         what = trial.state.name.lower()
     params = ",".join(f"{k}={v}" for k, v in
                       attrs.get("parameters", {}).items())
-    first = f"  (first: {attrs['first']})" if "first" in attrs else ""
+    first = (f"  (first: {attrs[FIRST_ATTRIBUTE]})"
+             if FIRST_ATTRIBUTE in attrs else "")
     return (f"  {solver:8s} trial {trial.number:3d}  {what}  "
             f"({attrs.get('seconds', math.nan):.2f} s)  [{params}]{first}")
 
