@@ -29,12 +29,15 @@ STABLE = ["--range", "step_size=0.01:1", "--range", "outer_ratio=0.1:10",
 
 
 def _argv(storage, trials, *extra, solvers=SOLVERS, epochs="2",
-          ranges=STABLE, first="none"):
+          ranges=STABLE, first="none", budget="trials"):
     """The command line of a small tuning; ``first="none"``: every trial
-    drawn by TPE (the known-good first trials have their own tests)."""
+    drawn by TPE (the known-good first trials have their own tests);
+    ``budget="trials"``: a budget in trials (the work budget has its own
+    tests)."""
     return ["--dataset", SMALL, "--solvers", solvers, "--trials",
             str(trials), "--epochs", epochs, "--evals", "4",
-            "--storage", str(storage), *ranges, "--first", first, *extra]
+            "--storage", str(storage), *ranges, "--first", first,
+            "--budget", budget, *extra]
 
 
 def _studies(storage, argv):
@@ -68,7 +71,8 @@ def test_end_to_end_equal_budgets_and_written_config(tmp_path, capsys):
     storage, config = tmp_path / "t.db", tmp_path / "best.yml"
     assert cli.main(_argv(storage, 3, "--write", str(config))) == 0
     rec = _record(storage)
-    assert rec["budget"] == dict(trials=3, epochs=2.0, evals=4)
+    assert rec["budget"] == dict(trials=3, epochs=2.0, evals=4,
+                                 kind="trials", epochs_per_solver=6.0)
     for name in ("SPABA", "SOBA"):
         s = rec["solvers"][name]
         assert s["space"]["step_size"]["high"] == 1
@@ -291,7 +295,8 @@ def test_trials_past_the_budget_are_refused(tmp_path):
         soba.ask(), soba.ask()  # two trials running elsewhere
         third = soba.ask()
     with pytest.raises(workers.OverBudget):
-        workers._check_budget(third, 2)
+        workers._check_budget(third, cli.settings_of(
+            cli.parser().parse_args(argv)))
     assert "over budget" in third.user_attrs["excluded"]
     # their process is gone: --fail-running frees their slots
     todo, _ = tstudy.prepare(cli.settings_of(cli.parser().parse_args(argv)),
@@ -299,21 +304,38 @@ def test_trials_past_the_budget_are_refused(tmp_path):
     assert todo == {"SOBA": 2}
 
 
-def test_shared_slots_hand_out_each_trial_once():
-    import multiprocessing
-    slots = workers.Slots({"A": 2, "B": 0},
-                          multiprocessing.get_context("spawn"))
+def test_slots_hand_out_each_trial_once():
+    slots = workers.Slots({"A": 2, "B": 0})
     assert [slots.take("A") for _ in range(3)] == [True, True, False]
     assert not slots.take("B")
+    stopped = workers.Slots({"A": 2}, stop=lambda: True)
+    assert not stopped.take("A")
 
 
-def test_parallel_workers_share_the_budget(tmp_path):
-    storage = tmp_path / "t.db"
-    cli.main(_argv(storage, 4, "--jobs", "2"))
-    for st in _studies(storage, _argv(storage, 4)).values():
-        trials = _trials(st)
-        assert len(trials) == 4
-        assert all(t.state in tstudy.COUNTED for t in trials)
+def _what_ran(storage, argv):
+    """Per solver, each trial's number, state, parameters, criterion,
+    reports and attributes (but its times)."""
+    return {name: [(t.number, t.state, t.params, t.value,
+                    t.intermediate_values,
+                    {k: v for k, v in t.user_attrs.items()
+                     if k not in ("seconds", "solver_seconds")})
+                   for t in _trials(st)]
+            for name, st in _studies(storage, argv).items()}
+
+
+@pytest.mark.parametrize("budget", ["trials", "work"])
+def test_parallel_workers_hold_what_one_worker_holds(tmp_path, budget):
+    """Two workers share the studies, one process per study: each study
+    holds, trial for trial and bit for bit, what one worker's holds."""
+    parallel, sequential = tmp_path / "p.db", tmp_path / "s.db"
+    cli.main(_argv(parallel, 4, "--jobs", "2", budget=budget))
+    cli.main(_argv(sequential, 4, budget=budget))
+    want = _what_ran(sequential, _argv(sequential, 4))
+    assert _what_ran(parallel, _argv(parallel, 4)) == want
+    if budget == "trials":
+        for trials in want.values():
+            assert len(trials) == 4
+            assert all(t[1] in tstudy.COUNTED for t in trials)
 
 
 def test_another_budget_on_the_same_study_is_refused(tmp_path, capsys):

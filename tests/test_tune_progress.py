@@ -41,7 +41,7 @@ def _trials():
 
 def _settings():
     return Settings(dataset="D", solvers=["A", "B"], trials=3, epochs=1.0,
-                    storage="unused.db")
+                    storage="unused.db", budget="trials")
 
 
 def test_time_left():
@@ -86,7 +86,8 @@ def test_a_study_past_its_budget_counts_its_budget():
 def test_the_tuning_prints_its_progress_after_each_trial(tmp_path, capsys):
     argv = ["--dataset", SMALL, "--solvers", "SPABA,SOBA", "--trials", "2",
             "--epochs", "1", "--evals", "2", "--storage",
-            str(tmp_path / "t.db"), "--range", "step_size=0.01:1"]
+            str(tmp_path / "t.db"), "--range", "step_size=0.01:1",
+            "--budget", "trials"]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     done = re.findall(r"trials (\d) of 4 \(all solvers\), elapsed "

@@ -9,8 +9,10 @@ solver), kept in a database so that an interrupted tuning resumes.
         [--range step_size=1e-3:10] [--fix R=tuned] [--fail-running] \
         [--write configs/tuned_fashion.yml] [--record PATH]
 
-Every solver gets ``--trials`` trials of ``--epochs`` epochs over its own
-search space (``space``); each trial runs the solver in-process as
+Every solver gets the work of ``--trials`` trials of ``--epochs`` epochs
+(each trial charged the epochs it ran, pruned and diverged ones
+included: ``work``; ``--budget trials`` counts trials instead) over its
+own search space (``space``); each trial runs the solver in-process as
 ``benchopt run`` would (``run``) and is scored on the validation side:
 the mean of H(x) = f(x, y*(x)) on the validation samples at ``--evals``
 points over the budget.  Diverged runs are excluded, never ranked.  The
@@ -29,6 +31,7 @@ Modules: ``space`` (the ranges), ``run`` (one trial), ``study`` (storage,
 settings, budget, sampler, pruner), ``workers`` (the trial loop, parallel
 processes), ``cluster`` (the studies as tasks of a dask cluster),
 ``progress`` (the progress line), ``report`` (record, config, entry),
-``cli`` (the command).
+``work`` (the budget in epochs), ``edges`` (winners on the edge of their
+range), ``adequacy`` (best so far against the epochs, ``python -m
+tools.tune.adequacy``), ``cli`` (the command, ``__main__``).
 """
-from .cli import main  # noqa: F401

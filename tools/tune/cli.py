@@ -28,6 +28,7 @@ from .space import (SOLVERS, check_fixed, check_solvers, parse_fixed,
                     parse_range)
 from .cluster import ClusterProblem, run_on_cluster
 from .first import FIRST, check_first
+from .work import BUDGETS
 from .progress import TrialProgress
 from .study import (PRUNERS, STORAGE_ERRORS, Settings, StorageProblem,
                     check_not_in_memory, elapsed, load_study, open_storage, prepare,
@@ -70,7 +71,14 @@ def parser():
     p.add_argument("--solvers", required=True,
                    help=f"comma-separated, among {', '.join(SOLVERS)}")
     p.add_argument("--trials", required=True, type=_positive_int("--trials"),
-                   help="trials per solver (finished ones count)")
+                   help="the budget of each solver: this many complete "
+                        "trials' epochs (--budget work), or this many "
+                        "finished trials (--budget trials)")
+    p.add_argument("--budget", choices=BUDGETS, default="work",
+                   help="how a solver's budget is counted: work, in epochs "
+                        "of sample evaluations, each trial charged what it "
+                        "ran, pruned and diverged ones included (default); "
+                        "trials, in finished trials")
     p.add_argument("--epochs", required=True, type=_positive_float,
                    help="epochs of each trial")
     p.add_argument("--storage", required=True,
@@ -147,7 +155,7 @@ def settings_of(args):
                     storage=args.storage, evals=args.evals,
                     metric=check_metric(args.metric), pruner=args.pruner,
                     seed=args.seed, ranges=ranges, fixed=fixed,
-                    first=check_first(first))
+                    first=check_first(first), budget=args.budget)
 
 
 def _same_file(a, b):
@@ -224,7 +232,7 @@ def run_trials(settings, todo, args, runner, clock):
                  progress=TrialProgress(settings, start=clock.started))
         else:
             progress = TrialProgress(settings, parallel=args.jobs,
-                                     start=clock.started)
+                                     per_study=True, start=clock.started)
             left = resume_all(settings, todo, runner, clock, progress)
             run_parallel(settings, left, args.jobs, clock,
                          progress=progress)

@@ -11,10 +11,15 @@ drawn c * eval_epochs epochs; benchopt evaluates at calls 0, 1, 2, 3, 4,
 epoch budget and the last point at 1.5 times it, whatever an iteration
 of each solver costs.
 
-Every solver is ranked on its first ``trials`` counted trials (by trial
-number), so that budgets stay equal even when a study holds more; the best
-is the complete trial of lowest criterion (pruned and diverged trials are
-never ranked).
+Every solver is ranked on its counted trials within its budget (by trial
+number: ``work.ranked``, the trials whose charges stay within ``--trials``
+x ``--epochs`` epochs; under ``--budget trials``, the first ``trials``),
+so that budgets stay equal even when a study holds more; the best is the
+complete trial of lowest criterion (pruned and diverged trials are never
+ranked).  Each solver's record says the epochs its ranked trials were
+charged and drew (``work``), the best's parameters on an edge of their
+range (``edges``) and whether it was still improving at the end
+(``adequacy``).
 """
 import datetime
 import json
@@ -29,6 +34,9 @@ from optuna.trial import TrialState
 
 from benchmark_utils.tuned import TUNABLE
 
+from . import work as budget
+from .adequacy import adequacy
+from .edges import done as edges_done, edge_lines, edges
 from .first import ATTRIBUTE as FIRST_ATTRIBUTE
 from .study import COUNTED, load_study, open_storage
 
@@ -37,7 +45,7 @@ MAX_RUNS = 12  # benchopt's -n: points at calls 0, 1, ..., 63, 94
 OBJECTIVE = "Bilevel Optimization"  # the benchmark's Objective
 
 
-def _trial_row(t):
+def _trial_row(t, settings, ranked):
     attrs = t.user_attrs
     return dict(number=t.number, state=t.state.name.lower(),
                 criterion=t.value if t.state == TrialState.COMPLETE else None,
@@ -46,14 +54,24 @@ def _trial_row(t):
                 pruned_at_epochs=attrs.get("pruned_at_epochs"),
                 seconds=attrs.get("seconds"),
                 solver_seconds=attrs.get("solver_seconds"),
+                charged_epochs=budget.charged(t, settings),
+                epochs_drawn=attrs.get(budget.DRAWN),
+                ranked=t.number in ranked,
                 first=attrs.get(FIRST_ATTRIBUTE))  # a known point's source
+
+
+def ranked_trials(counted, settings):
+    """The counted trials (by number) a solver is ranked on."""
+    if settings.budget == "trials":
+        return counted[:settings.trials]
+    return budget.ranked(counted, settings)
 
 
 def solver_record(study, settings, solver):
     """The record of one solver's study."""
     trials = sorted(study.get_trials(deepcopy=False), key=lambda t: t.number)
     counted = [t for t in trials if t.state in COUNTED]
-    ranked = counted[:settings.trials]
+    ranked = ranked_trials(counted, settings)
     complete = [t for t in ranked if t.state == TrialState.COMPLETE]
     best = min(complete, key=lambda t: t.value, default=None)
     diverged = sum(t.state == TrialState.PRUNED and "excluded" in
@@ -61,8 +79,11 @@ def solver_record(study, settings, solver):
     seconds = sum(t.user_attrs.get("seconds", 0.0) for t in ranked)
     solver_seconds = sum(t.user_attrs.get("solver_seconds", 0.0)
                          for t in ranked)
-    return dict(
+    space = {k: r.as_dict() for k, r in settings.space(solver).items()}
+    numbers = {t.number for t in ranked}
+    rec = dict(
         study=study.study_name, budget=settings.trials,
+        budget_kind=settings.budget,
         trials=len(ranked), in_storage=len(counted),
         complete=len(complete),
         pruned=sum(t.state == TrialState.PRUNED for t in ranked) - diverged,
@@ -71,12 +92,22 @@ def solver_record(study, settings, solver):
         running=sum(t.state == TrialState.RUNNING for t in trials),
         wall_seconds=round(seconds, 3),
         solver_seconds=round(solver_seconds, 3),
-        space={k: r.as_dict() for k, r in settings.space(solver).items()},
+        work=dict(
+            budget_epochs=budget.budget_epochs(settings),
+            charged_epochs=round(math.fsum(
+                budget.charged(t, settings) for t in ranked), 6),
+            drawn_epochs=round(math.fsum(
+                t.user_attrs.get(budget.DRAWN, 0.0) for t in ranked), 6)),
+        space=space,
         fixed=settings.fixed_of(solver),
         best=None if best is None else dict(
             trial=best.number, criterion=best.value,
             parameters=best.user_attrs["parameters"]),
-        all_trials=[_trial_row(t) for t in trials])
+        all_trials=[_trial_row(t, settings, numbers) for t in trials])
+    rec["edges"] = [] if best is None else edges(
+        best.user_attrs["parameters"], space)
+    rec["adequacy"] = adequacy(rec)
+    return rec
 
 
 def eval_epochs(epochs):
@@ -95,13 +126,15 @@ def record(settings, tuning_key, elapsed=None):
         storage=settings.storage,
         written=datetime.datetime.now().isoformat(timespec="seconds"),
         budget=dict(trials=settings.trials, epochs=settings.epochs,
-                    evals=settings.evals),
+                    evals=settings.evals, kind=settings.budget,
+                    epochs_per_solver=budget.budget_epochs(settings)),
         criterion=criterion_text(settings), metric=settings.metric,
         sampler=f"TPE (multivariate), seed {settings.seed}",
         pruner=settings.pruner, solvers=solvers)
     if elapsed is not None:
         rec["elapsed_seconds"] = round(elapsed, 3)
     rec["tuned_entry"] = tuned_entry(rec)
+    rec["not_done"] = not_done(rec)
     return rec
 
 
@@ -248,9 +281,23 @@ def _solver_share(s):
     return f"solver {own:.1f} s: trials {s['wall_seconds'] / own:.1f}x"
 
 
+def _used(s):
+    """'12 trials, 398 of 400 epochs charged (401.3 drawn)', or the
+    trials budget's '12/40 trials'."""
+    work = s.get("work")
+    if s.get("budget_kind", "trials") == "trials" or not work:
+        return f"{s['trials']}/{s['budget']} trials"
+    return (f"{s['trials']} trials, {work['charged_epochs']:g} of "
+            f"{work['budget_epochs']:g} epochs charged "
+            f"({work['drawn_epochs']:.4g} drawn)")
+
+
 def summary(rec):
-    """Lines to print: one per solver, then the TUNED entry."""
+    """Lines to print: one per solver, what the budget leaves in doubt
+    (winners on an edge of their range, solvers still improving), then
+    the TUNED entry."""
     out = [f"\n{rec['dataset']}: {rec['criterion']}"]
+    doubts = []
     for solver, s in rec["solvers"].items():
         best = s["best"]
         crit = "no complete trial" if best is None else (
@@ -259,10 +306,29 @@ def summary(rec):
         extra = (f", {s['in_storage'] - s['trials']} more in storage, "
                  "not ranked" if s["in_storage"] > s["trials"] else "")
         out.append(
-            f"  {solver:8s} {s['trials']}/{s['budget']} trials "
+            f"  {solver:8s} {_used(s)} "
             f"({s['complete']} complete, {s['pruned']} pruned, "
             f"{s['diverged']} diverged{extra}; {s['wall_seconds']:.1f} s, "
             f"{_solver_share(s)})  {crit}")
+        doubts += edge_lines(solver, s.get("edges", []))
+        if s.get("adequacy", {}).get("still_improving"):
+            gain = s["adequacy"]["improvement_last_quarter"]
+            gain = "a first complete trial" if gain is None else \
+                f"{gain:.3g}"
+            doubts.append(f"  {solver}: still improving (the best fell by "
+                          f"{gain} over the last quarter of its budget): "
+                          "give a larger --trials")
+    if doubts:
+        out += ["", "Before using these winners (docs/comparisons.md, "
+                "\"Is the tuning done?\"):"] + doubts
     out += ["", "TUNED entry (benchmark_utils/tuned.py), for "
             "step_size=tuned etc.:", rec["tuned_entry"]]
     return "\n".join(out)
+
+
+def not_done(rec):
+    """The solvers whose tuning is not done: a best on an edge that can
+    be widened, or still improving."""
+    return [solver for solver, s in rec["solvers"].items()
+            if not edges_done(s.get("edges", []))
+            or s.get("adequacy", {}).get("still_improving")]

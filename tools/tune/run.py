@@ -119,6 +119,7 @@ class Runner:
         self.start_solutions = {}
         # seconds of the last run: the solver's loop, its metric points
         self.clock = dict(solver=0.0, metrics=0.0)
+        self.drawn = 0.0  # epochs the last run's solver drew
 
     def check_metric(self, metric):
         """A ValueError when this dataset's metrics lack ``metric``."""
@@ -168,8 +169,9 @@ class Runner:
         the columns the criterion and the divergence rules read
         (``GLMMetrics.only``).  ``clock`` then holds the seconds of the
         solver's loop and of the metric points (the first run's starting
-        point apart)."""
+        point apart), and ``drawn`` the epochs its solver drew."""
         self.clock = dict(solver=0.0, metrics=0.0)
+        self.drawn = 0.0
         metrics = self.objective.metrics
         metrics.solve_tolerances(*CRITERION_TOLERANCES[metric])
         metrics.only((metric,))
@@ -192,6 +194,7 @@ class Runner:
             out, reason = self.evaluate(solver)
             self.clock["solver"] += t1 - t0
             self.clock["metrics"] += time.perf_counter() - t1
+            self.drawn = state.n_samples / self.n_samples
             at = out["epochs"]
             v = out.get(metric, math.nan)
             if reason is None and not math.isfinite(v):

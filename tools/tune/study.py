@@ -16,11 +16,13 @@ no heartbeat, and ``--fail-running`` marks its running trials failed
 
 Budget.  A study's trials *count* when they finished as complete or pruned
 (a pruned trial spent its epochs too; diverged runs are pruned trials with
-an ``excluded`` reason).  A process runs ``budget - counted - running``
-more trials; before running, each trial checks that fewer than ``budget``
-counted or running trials precede it (by number), so processes on several
-machines never exceed the budget: a trial past it is marked failed
-(``excluded``: over budget) and its process moves on.
+an ``excluded`` reason).  The budget is counted in epochs of sample
+evaluations (``work``: every counted trial is charged the epochs it
+reached), or in counted trials (``--budget trials``).  A process runs
+trials while the budget has room; before running, each trial checks that
+the counted or running trials preceding it (by number) leave room for it,
+so processes on several machines never exceed the budget: a trial past it
+is marked failed (``excluded``: over budget) and its process moves on.
 
 Resume.  A trial stopped by Ctrl-C stays running, marked ``interrupted``
 (and is never marked failed by the heartbeat): a rerun with the same
@@ -53,6 +55,7 @@ import optuna
 import sqlalchemy.exc
 from optuna.trial import TrialState
 
+from . import work as budget
 from .first import FIRST, enqueue_first
 from .space import solver_fixed, solver_space
 
@@ -88,8 +91,9 @@ class StorageProblem(Exception):
 @dataclass
 class Settings:
     """What a tuning run is: the dataset, the solvers, the equal budget of
-    each (``trials`` of ``epochs`` epochs, ``evals`` points), the
-    criterion, the space (``ranges`` overrides, ``fixed`` values)."""
+    each (``trials`` of ``epochs`` epochs, ``evals`` points; counted in
+    epochs or in trials, ``budget``: ``work.BUDGETS``), the criterion,
+    the space (``ranges`` overrides, ``fixed`` values)."""
     dataset: str
     solvers: list
     trials: int
@@ -105,6 +109,9 @@ class Settings:
     # the signature: it acts only when a study is made, and its trials
     # say which they are
     first: tuple = FIRST
+    # how the budget is counted (``work``): not in the signature either, a
+    # record ranks a study's trials by the rule it is written with
+    budget: str = "work"
 
     def space(self, solver):
         return solver_space(solver, self.ranges, self.fixed)
@@ -387,14 +394,28 @@ def prepare(settings, fail_all_running=False, tuning_key=None):
         except STORAGE_ERRORS as err:
             raise StorageProblem(problem_text(settings.storage, err)) \
                 from err
-        todo[solver] = max(0, settings.trials - done - running)
+        todo[solver], line = _todo(study, settings, done, running)
         busy = f", {running} running elsewhere" if running else ""
         again = f", {stopped} interrupted to run again" if stopped else ""
-        lines.append(f"{solver}: {min(done, settings.trials)} of "
-                     f"{settings.trials} trials done{busy}{again}, "
-                     f"{todo[solver]} to run")
+        lines.append(f"{solver}: {line[0]}{busy}{again}, {line[1]}")
         lines.extend(queued)
     return todo, lines
+
+
+def _todo(study, settings, done, running):
+    """The trials left to run (at most, under the work budget) and the
+    two halves of the line saying how far the study is."""
+    if settings.budget == "trials":
+        todo = max(0, settings.trials - done - running)
+        return todo, (f"{min(done, settings.trials)} of {settings.trials} "
+                      "trials done", f"{todo} to run")
+    trials = study.get_trials(deepcopy=False)
+    charged, _ = budget.spent(trials, settings)
+    todo = budget.trials_left(trials, settings)
+    return todo, (f"{charged:g} of {budget.budget_epochs(settings):g} "
+                  f"epochs spent ({done} trials)",
+                  f"up to {todo} trials to run" if todo else
+                  "no room for a full trial")
 
 
 def storage_has_heartbeat(storage):

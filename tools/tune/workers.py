@@ -1,8 +1,9 @@
-"""The workers: each runs trials of every solver's study until the budget
-is reached, taking a slot per trial (shared by the processes of one
-machine), checking the budget against the storage before each trial
+"""The workers: each runs the trials of a solver's study until its budget
+is reached, checking the budget against the storage before each trial
 (for the processes of other machines), and printing one line per trial
-and the tuning's progress (``progress``).
+and the tuning's progress (``progress``).  ``--jobs`` workers share the
+studies, one process per study at a time, so that a study holds what a
+sequential run holds, whatever the number of workers.
 
 A trial runs as Optuna's ``optimize`` runs it (ask, heartbeat, tell),
 except that Ctrl-C leaves it running, marked ``interrupted``: the next
@@ -10,6 +11,7 @@ invocation runs it again in place, first (``resume``), so that the study
 holds what an uninterrupted run holds.
 """
 import contextlib
+import dataclasses
 import math
 import multiprocessing
 import os
@@ -21,6 +23,7 @@ import warnings
 import optuna
 from optuna.trial import TrialState
 
+from . import work as budget
 from .first import ATTRIBUTE as FIRST_ATTRIBUTE
 from .run import Diverged, Runner
 from .space import suggest
@@ -33,15 +36,28 @@ class OverBudget(Exception):
     """A trial started after the study's budget was reached elsewhere."""
 
 
-def _check_budget(trial, budget):
-    """Raise ``OverBudget`` when ``budget`` counted or running trials
-    precede ``trial``."""
-    ahead = trial.study.get_trials(
+def _check_budget(trial, settings):
+    """Raise ``OverBudget`` when the counted or running trials preceding
+    ``trial`` (by number) fill the budget of ``settings``: ``--trials`` of
+    them, or, under the work budget, no room left for a full trial."""
+    ahead = [t for t in trial.study.get_trials(
         deepcopy=False, states=COUNTED + (TrialState.RUNNING,))
-    if sum(t.number < trial.number for t in ahead) >= budget:
+        if t.number < trial.number]
+    if settings.budget == "trials":
+        over = len(ahead) >= settings.trials
+    else:
+        over = not budget.fits(ahead, settings)
+    if over:
         trial.set_user_attr("excluded", "over budget (trials of other "
                                         "processes filled it)")
         raise OverBudget
+
+
+def has_room(study, settings):
+    """Whether the work budget leaves room for a new trial of ``study``
+    (always, under the trials budget: the slots count those)."""
+    return settings.budget == "trials" or budget.fits(
+        study.get_trials(deepcopy=False), settings)
 
 
 def trial_function(runner, settings, solver, over):
@@ -51,7 +67,7 @@ def trial_function(runner, settings, solver, over):
 
     def objective(trial):
         try:
-            _check_budget(trial, settings.trials)
+            _check_budget(trial, settings)
         except OverBudget:
             over.append(trial.number)
             raise
@@ -87,6 +103,7 @@ def trial_function(runner, settings, solver, over):
         finally:
             trial.set_user_attr("seconds", time.perf_counter() - t0)
             trial.set_user_attr("solver_seconds", runner.clock["solver"])
+            trial.set_user_attr(budget.DRAWN, round(runner.drawn, 6))
         trial.set_user_attr("points", points)
         return criterion
 
@@ -197,31 +214,20 @@ def _ask(study):
 
 
 class Slots:
-    """Trials left to run per solver, shared by the workers of one
-    machine (``shared``: multiprocessing values) or local; none is left
-    once ``stop()`` is true (a cluster's tasks, stopped by Ctrl-C)."""
+    """Trials left to run per solver in one process; none is left once
+    ``stop()`` is true (a cluster's tasks, stopped by Ctrl-C)."""
 
-    def __init__(self, todo, context=None, stop=None):
-        self.shared = context is not None
-        self.left = ({k: context.Value("i", v) for k, v in todo.items()}
-                     if self.shared else dict(todo))
-        self.stop = stop
+    def __init__(self, todo, stop=None):
+        self.left, self.stop = dict(todo), stop
 
     def take(self, solver):
         """Whether a trial of ``solver`` is left (and take it)."""
         if self.stop is not None and self.stop():
             return False
-        if not self.shared:
-            if self.left[solver] <= 0:
-                return False
-            self.left[solver] -= 1
-            return True
-        value = self.left[solver]
-        with value.get_lock():
-            if value.value <= 0:
-                return False
-            value.value -= 1
-            return True
+        if self.left[solver] <= 0:
+            return False
+        self.left[solver] -= 1
+        return True
 
 
 def trial_line(solver, trial):
@@ -279,7 +285,8 @@ def work(settings, slots, worker=0, runner=None, resume=True, clock=None,
             study.sampler = make_sampler(settings.seed, frozen.number,
                                          worker)
             run_trial(study, objective, callback, resume=frozen)
-        while not over and slots.take(solver):
+        while not over and has_room(study, settings) and \
+                slots.take(solver):
             fail_stale(study)
             n = len(study.get_trials(deepcopy=False))
             study.sampler = make_sampler(settings.seed, n, worker)
@@ -301,25 +308,45 @@ def resume_all(settings, todo, runner, clock=None, progress=None):
     return left
 
 
-def _worker_entry(settings, slots, worker, progress, threads):
-    """A spawned process's target; its metric passes take ``threads``
-    threads, its share of the cores (``exact_kernels.pass_threads``), as
-    benchopt's -j N workers do, unless the caller set it."""
+def _worker_entry(settings, todo, taken, progress, threads):
+    """A spawned process's target: it takes the next study not taken
+    (``taken``: a shared counter over ``todo``'s solvers) and runs its
+    trials as the sequential loop does (worker 0's sampler), until none
+    is left.  Its metric passes take ``threads`` threads, its share of
+    the cores (``exact_kernels.pass_threads``), as benchopt's -j N
+    workers do, unless the caller set it."""
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
-    work(settings, slots, worker, resume=False, progress=progress)
+    solvers = [solver for solver, n in todo.items() if n > 0]
+    runner = None
+    while True:
+        with taken.get_lock():
+            index = taken.value
+            taken.value += 1
+        if index >= len(solvers):
+            return
+        solver = solvers[index]
+        runner = runner or Runner(settings.dataset)
+        work(dataclasses.replace(settings, solvers=[solver]),
+             Slots({solver: todo[solver]}), runner=runner, resume=False,
+             progress=progress)
 
 
 def run_parallel(settings, todo, jobs, clock=None, every=10.0,
                  progress=None):
-    """``jobs`` worker processes sharing the storage and the slots (each
-    calls ``progress()`` after its trials); ``clock()`` is called every
-    ``every`` seconds while they run."""
+    """``jobs`` worker processes sharing the studies of ``todo`` (trials
+    to run per solver): each study runs in one process at a time, so it
+    holds, trial for trial, what a sequential run holds whatever the
+    number of workers; each process calls ``progress()`` after its
+    trials; ``clock()`` is called every ``every`` seconds while they
+    run."""
     context = multiprocessing.get_context("spawn")
-    slots = Slots(todo, context)
+    taken = context.Value("i", 0)
+    busy = sum(n > 0 for n in todo.values())
+    jobs = max(1, min(jobs, busy))
     threads = max(1, len(os.sched_getaffinity(0)) // jobs)
     procs = [context.Process(target=_worker_entry,
-                             args=(settings, slots, w, progress, threads))
-             for w in range(jobs)]
+                             args=(settings, todo, taken, progress, threads))
+             for _ in range(jobs)]
     for p in procs:
         p.start()
     for p in procs:
