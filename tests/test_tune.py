@@ -71,7 +71,7 @@ def test_end_to_end_equal_budgets_and_written_config(tmp_path, capsys):
     storage, config = tmp_path / "t.db", tmp_path / "best.yml"
     assert cli.main(_argv(storage, 3, "--write", str(config))) == 0
     rec = _record(storage)
-    assert rec["budget"] == dict(trials=3, epochs=2.0, evals=4,
+    assert rec["budget"] == dict(trials=3, epochs=2.0, evals=4, splits=1,
                                  kind="trials", epochs_per_solver=6.0)
     for name in ("SPABA", "SOBA"):
         s = rec["solvers"][name]
@@ -640,9 +640,9 @@ def test_a_trial_flagged_diverged_is_excluded(tmp_path, monkeypatch):
     current = {}
     solver = runner.solver
 
-    def remember(name, values):
+    def remember(name, values, split=None):
         current.update(values)
-        return solver(name, values)
+        return solver(name, values, split)
 
     evaluate = runner.objective.evaluate_result
 
@@ -657,7 +657,7 @@ def test_a_trial_flagged_diverged_is_excluded(tmp_path, monkeypatch):
 
     monkeypatch.setattr(runner, "solver", remember)
     monkeypatch.setattr(runner.objective, "evaluate_result", flagged)
-    monkeypatch.setattr(cli, "Runner", lambda spec: runner)
+    monkeypatch.setattr(cli, "Runner", lambda spec, splits: runner)
     storage = tmp_path / "t.db"
     argv = _argv(storage, 3, "--pruner", "none", solvers="SOBA")
     soba = _studies(storage, argv)["SOBA"]

@@ -21,9 +21,11 @@ STABLE = ["--range", "step_size=0.01:1", "--range", "outer_ratio=0.1:10",
 
 
 def _argv(storage, trials, *extra):
+    """A small tuning counted in trials (the work budget has its own
+    tests, tests/test_tune_work.py)."""
     return ["--dataset", SMALL, "--solvers", SOLVERS, "--trials",
             str(trials), "--epochs", "2", "--evals", "4", "--storage",
-            str(storage), *STABLE, *extra]
+            str(storage), *STABLE, "--budget", "trials", *extra]
 
 
 def _trials(storage, argv):

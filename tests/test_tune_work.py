@@ -1,13 +1,15 @@
-"""tools.tune's work budget, edges and adequacy: every solver is charged
-the epochs its trials ran, pruned and diverged ones included, and never
-ranked past its budget; a winner on the edge of its range is said with
-the range that widens it; a solver still improving at the end of its
-budget is flagged (docs/comparisons.md "Equal work" and "Is the tuning
-done?")."""
+"""tools.tune's work budget, edges, adequacy and splits: every solver is
+charged the epochs its trials ran, pruned and diverged ones included, and
+never ranked past its budget; a winner on the edge of its range is said
+with the range that widens it; a solver still improving at the end of its
+budget is flagged; a trial scored on several splits averages them
+(docs/comparisons.md "The budget: equal work", "Is the tuning done?" and
+"Several splits")."""
 import json
 import math
 from datetime import datetime, timedelta
 
+import numpy as np
 import pytest
 from optuna.distributions import FloatDistribution
 from optuna.trial import FrozenTrial, TrialState
@@ -207,3 +209,50 @@ def test_the_adequacy_command_reads_a_record(tmp_path, capsys):
     with pytest.raises(SystemExit):
         adequacy.main([str(tmp_path / "missing.json")])
     assert "not a readable tuning record" in capsys.readouterr().err
+
+
+def test_a_trial_on_several_splits_averages_each_split(monkeypatch):
+    from tools.tune import run
+    one, two = run.Runner(SMALL), run.Runner(SMALL, splits=2)
+    values = dict(step_size=0.1, outer_ratio=1.0, z_ratio=1.0)
+    reports = []
+    c1, p1 = one.run("SOBA", values, 2.0, 4)
+    c2, p2 = two.run("SOBA", values, 2.0, 4,
+                     report=lambda *a: reports.append(a))
+    # the first split is the one-split trial's, bit for bit; the second
+    # is another split and starting point
+    assert p2[:4] == p1 and p2[4:] != p1
+    assert not np.array_equal(two.splits[1].objective.problem.Xg,
+                              one.objective.problem.Xg)
+    assert c2 == pytest.approx(sum(p2) / 8, rel=1e-15)
+    assert c2 == pytest.approx((c1 + sum(p2[4:]) / 4) / 2, rel=1e-14)
+    # steps and epochs count every split so far
+    assert [r[0] for r in reports] == list(range(1, 9))
+    assert reports[3][2] == pytest.approx(2.0, abs=0.2)
+    assert reports[7][2] == pytest.approx(4.0, abs=0.4)
+    assert two.drawn == pytest.approx(reports[7][2])
+    with pytest.raises(ValueError, match="--splits must be an integer"):
+        run.Runner(SMALL, splits=0)
+
+
+def test_the_splits_enter_the_budget_the_record_and_the_signature(
+        tmp_path, capsys):
+    storage, config = tmp_path / "t.db", tmp_path / "best.yml"
+    argv = _argv(storage, 2, "--splits", "2", "--write", str(config),
+                 solvers="SOBA")
+    assert cli.main(argv) == 0
+    rec = json.loads(storage.with_suffix(".json").read_text())
+    assert rec["budget"]["splits"] == 2
+    assert rec["budget"]["epochs_per_solver"] == 8.0
+    assert "on each of 2 splits" in rec["criterion"]
+    s = rec["solvers"]["SOBA"]
+    assert s["work"]["charged_epochs"] <= 8.0 + 1e-9
+    assert all(r["charged_epochs"] == 4.0 for r in s["all_trials"]
+               if r["state"] == "complete")
+    # the comparison runs on splits the trials were not scored on
+    assert f"seed: {report.COMPARISON_SEED}" in config.read_text()
+    assert report.COMPARISON_SEED != 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        cli.main(_argv(storage, 2, solvers="SOBA"))
+    assert "splits" in capsys.readouterr().err

@@ -96,6 +96,11 @@ def parser():
                    help="run the studies on a dask cluster of N "
                         "single-threaded processes of this machine")
     p.add_argument("--seed", type=int, default=0, help="the sampler's seed")
+    p.add_argument("--splits", type=_positive_int("--splits"), default=1,
+                   help="score each trial on this many splits (benchopt "
+                        "run's repetitions 0, 1, ...: each its own data "
+                        "split and starting point), the criterion averaged "
+                        "over them (default: %(default)s)")
     p.add_argument("--evals", type=_positive_int("--evals"), default=10,
                    help="evaluation points over the epochs (the pruner's "
                         "steps)")
@@ -155,7 +160,8 @@ def settings_of(args):
                     storage=args.storage, evals=args.evals,
                     metric=check_metric(args.metric), pruner=args.pruner,
                     seed=args.seed, ranges=ranges, fixed=fixed,
-                    first=check_first(first), budget=args.budget)
+                    first=check_first(first), budget=args.budget,
+                    splits=args.splits)
 
 
 def _same_file(a, b):
@@ -275,7 +281,7 @@ def main(argv=None):
         rec_path = record_path(settings, args.record)
         check_outputs(settings.storage, {"--record": rec_path,
                                          "--write": args.write})
-        runner = Runner(settings.dataset)
+        runner = Runner(settings.dataset, settings.splits)
         runner.check_metric(settings.metric)
         check_fixed_values(runner, settings)
         todo, lines = prepare(settings, args.fail_running,

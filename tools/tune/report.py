@@ -41,6 +41,10 @@ from .first import ATTRIBUTE as FIRST_ATTRIBUTE
 from .study import COUNTED, load_study, open_storage
 
 CALLS_AT_BUDGET = 63  # the callback call of benchopt's 12th point
+# benchopt's --seed of the written config: its repetitions draw splits and
+# starting points the trials were not scored on (those of the default
+# seed's first repetitions, ``run.BASE_SEED``)
+COMPARISON_SEED = 1
 MAX_RUNS = 12  # benchopt's -n: points at calls 0, 1, ..., 63, 94
 OBJECTIVE = "Bilevel Optimization"  # the benchmark's Objective
 
@@ -126,7 +130,8 @@ def record(settings, tuning_key, elapsed=None):
         storage=settings.storage,
         written=datetime.datetime.now().isoformat(timespec="seconds"),
         budget=dict(trials=settings.trials, epochs=settings.epochs,
-                    evals=settings.evals, kind=settings.budget,
+                    evals=settings.evals, splits=settings.splits,
+                    kind=settings.budget,
                     epochs_per_solver=budget.budget_epochs(settings)),
         criterion=criterion_text(settings), metric=settings.metric,
         sampler=f"TPE (multivariate), seed {settings.seed}",
@@ -142,8 +147,11 @@ def criterion_text(settings):
     what = {"value": "H(x) = f(x, y*(x)) on the validation samples",
             "grad_norm2": "log10 |grad H(x)|^2",
             "val_error": "the validation error of y*(x)"}[settings.metric]
+    over = "" if settings.splits == 1 else (
+        f" on each of {settings.splits} splits (benchopt run's repetitions "
+        f"0 to {settings.splits - 1}), averaged")
     return (f"mean of {what} at {settings.evals} points equally spaced over "
-            f"{settings.epochs:g} epochs (lower is better)")
+            f"{settings.epochs:g} epochs{over} (lower is better)")
 
 
 def record_path(settings, given=None):
@@ -216,10 +224,15 @@ def config_text(rec, record_file=None):
     configuration, five repetitions, ``MAX_RUNS`` points, and a note of
     the study."""
     b = rec["budget"]
+    spent = (f"{b['trials']} trials of {b['epochs']:g} epochs each"
+             if b.get("kind", "trials") == "trials" else
+             f"{b['epochs_per_solver']:g} epochs of trials of "
+             f"{b['epochs']:g} epochs (pruned and diverged ones charged what "
+             "they ran)")
     note = (
         "Written by `python -m tools.tune`: the best configuration of each "
-        f"solver after {b['trials']} trials of {b['epochs']:g} epochs each "
-        f"(the same budget for every solver); criterion: "
+        f"solver after {spent} (the same budget for every solver); "
+        "criterion: "
         f"{rec['criterion']}; sampler {rec['sampler']}, pruner "
         f"{rec['pruner']}; study {rec['storage']}"
         + (f", record {record_file}" if record_file else "") + ".")
@@ -246,7 +259,9 @@ def config_text(rec, record_file=None):
     for solver in missing:
         lines.append(f"# {solver}: no complete trial (all diverged or "
                      "pruned), left out")
-    lines += ["n-repetitions: 5", f"max-runs: {MAX_RUNS}"]
+    lines += ["# seed: splits and starting points the trials were not "
+              "scored on", f"seed: {COMPARISON_SEED}",
+              "n-repetitions: 5", f"max-runs: {MAX_RUNS}"]
     return "\n".join(lines) + "\n"
 
 

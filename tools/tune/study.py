@@ -112,6 +112,14 @@ class Settings:
     # how the budget is counted (``work``): not in the signature either, a
     # record ranks a study's trials by the rule it is written with
     budget: str = "work"
+    # the splits each trial is scored on (benchopt run's repetitions 0 to
+    # splits - 1), the criterion averaged over them
+    splits: int = 1
+
+    @property
+    def steps(self):
+        """A trial's evaluation points, every split's."""
+        return self.evals * self.splits
 
     def space(self, solver):
         return solver_space(solver, self.ranges, self.fixed)
@@ -122,11 +130,14 @@ class Settings:
     def signature(self, solver):
         """What a study's trials must share to be ranked together (stored
         with the study; a rerun must match it)."""
-        return dict(dataset=self.dataset, epochs=self.epochs,
-                    evals=self.evals, metric=self.metric, pruner=self.pruner,
-                    space={k: r.as_dict() for k, r in
-                           self.space(solver).items()},
-                    fixed=self.fixed_of(solver))
+        signature = dict(
+            dataset=self.dataset, epochs=self.epochs, evals=self.evals,
+            metric=self.metric, pruner=self.pruner,
+            space={k: r.as_dict() for k, r in self.space(solver).items()},
+            fixed=self.fixed_of(solver))
+        if self.splits > 1:  # one split: the signature of older storages
+            signature["splits"] = self.splits
+        return signature
 
 
 def storage_file(storage):
@@ -258,10 +269,11 @@ def study_name(dataset, solver):
     return f"{dataset} | {solver}"
 
 
-def make_pruner(name, evals):
+def make_pruner(name, steps):
+    """The pruner ``name`` over a trial's ``steps`` evaluation points."""
     if name == "hyperband":
         return optuna.pruners.HyperbandPruner(
-            min_resource=1, max_resource=evals, reduction_factor=3)
+            min_resource=1, max_resource=steps, reduction_factor=3)
     if name == "halving":
         return optuna.pruners.SuccessiveHalvingPruner(
             min_resource=1, reduction_factor=3)
@@ -294,7 +306,7 @@ def _create_study(storage, settings, solver, worker):
     return optuna.create_study(
         study_name=study_name(settings.dataset, solver), storage=storage,
         direction="minimize", load_if_exists=True,
-        pruner=make_pruner(settings.pruner, settings.evals),
+        pruner=make_pruner(settings.pruner, settings.steps),
         sampler=make_sampler(settings.seed, 0, worker))
 
 

@@ -29,8 +29,8 @@ DRAWN = "epochs_drawn"  # a trial's user attribute: what its solver drew
 
 
 def full(settings):
-    """The epochs of one complete trial."""
-    return settings.epochs
+    """The epochs of one complete trial (on every split)."""
+    return settings.epochs * settings.splits
 
 
 def budget_epochs(settings):
@@ -40,9 +40,9 @@ def budget_epochs(settings):
 
 def charged(trial, settings):
     """The epochs ``trial`` is charged: the evaluation grid it reached
-    (``reached`` points of ``settings.evals``) times ``epochs / evals``;
-    0 for a trial that did not count (failed, running)."""
-    return full(settings) * reached(trial, settings) / settings.evals
+    (``reached`` points of every split's ``evals``) times ``epochs /
+    evals``; 0 for a trial that did not count (failed, running)."""
+    return settings.epochs * reached(trial, settings) / settings.evals
 
 
 def reached(trial, settings):
@@ -50,13 +50,13 @@ def reached(trial, settings):
     the last reported when pruned, the one after it when diverged (the
     point that caught it)."""
     if trial.state == TrialState.COMPLETE:
-        return settings.evals
+        return settings.steps
     if trial.state != TrialState.PRUNED:
         return 0
     steps = max(trial.intermediate_values, default=0)
     if "excluded" in trial.user_attrs:
         steps += 1
-    return min(steps, settings.evals)
+    return min(steps, settings.steps)
 
 
 def spent(trials, settings):
@@ -98,4 +98,4 @@ def trials_left(trials, settings):
     left = room(trials, settings)
     if left < full(settings) * (1.0 - SLACK):
         return 0
-    return int(left * settings.evals / full(settings) + SLACK)
+    return int(left * settings.evals / settings.epochs + SLACK)

@@ -86,7 +86,7 @@ def trial_function(runner, settings, solver, over):
             if step not in done:
                 trial.report(value, step)
             # a trial that ran its whole budget completes
-            if step < settings.evals and trial.should_prune():
+            if step < settings.steps and trial.should_prune():
                 trial.set_user_attr("pruned_at_epochs", round(epochs, 6))
                 raise optuna.TrialPruned(f"pruned at {epochs:.3g} epochs")
 
@@ -272,7 +272,7 @@ def work(settings, slots, worker=0, runner=None, resume=True, clock=None,
     after each trial its line is printed with ``out`` (None: not
     printed), then ``progress()`` and ``clock()`` are called."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    runner = runner or Runner(settings.dataset)
+    runner = runner or Runner(settings.dataset, settings.splits)
     storage = open_storage(settings.storage)
     for solver in settings.solvers:
         study = load_study(storage, settings, solver, worker)
@@ -325,7 +325,7 @@ def _worker_entry(settings, todo, taken, progress, threads):
         if index >= len(solvers):
             return
         solver = solvers[index]
-        runner = runner or Runner(settings.dataset)
+        runner = runner or Runner(settings.dataset, settings.splits)
         work(dataclasses.replace(settings, solvers=[solver]),
              Slots({solver: todo[solver]}), runner=runner, resume=False,
              progress=progress)
