@@ -54,12 +54,16 @@ def run_rows(df, budget):
     step = grid_step(df)
     columns = [c for _, c, _ in QUALITIES]
     rows = []
-    for (data, solver, rep), run in df.groupby(RUN, sort=False):
+    # results of several seeds: a run is also told by benchopt's seed
+    keys = RUN + ["base_seed"] if "base_seed" in df else RUN
+    for key, run in df.groupby(keys, sort=False):
+        data, solver, rep = key[:3]
         at, end = read_at(run, budget, columns, step), read_end(run, columns)
         flags = pd.to_numeric(run.get("objective_diverged", pd.Series(
             dtype=float)), errors="coerce").fillna(0)
         diverged = bool((flags > 0).any())
-        row = dict(dataset=data, solver=solver, rep=rep, diverged=diverged,
+        row = dict(dataset=data, solver=solver, rep=rep,
+                   seed=key[3] if len(key) > 3 else None, diverged=diverged,
                    diverged_at=(float(run.loc[flags > 0, "objective_epochs"]
                                       .min()) if diverged else np.nan),
                    how=at.how, epochs_read=at.epochs,

@@ -328,11 +328,11 @@ def summary(rec):
         doubts += edge_lines(solver, s.get("edges", []))
         if s.get("adequacy", {}).get("still_improving"):
             gain = s["adequacy"]["improvement_last_quarter"]
-            gain = "a first complete trial" if gain is None else \
-                f"{gain:.3g}"
-            doubts.append(f"  {solver}: still improving (the best fell by "
-                          f"{gain} over the last quarter of its budget): "
-                          "give a larger --trials")
+            what = ("its first complete trial came in the last quarter of "
+                    "its budget" if gain is None else f"the best fell by "
+                    f"{gain:.3g} over the last quarter of its budget")
+            doubts.append(f"  {solver}: still improving ({what}): give a "
+                          "larger --trials")
     if doubts:
         out += ["", "Before using these winners (docs/comparisons.md, "
                 "\"Is the tuning done?\"):"] + doubts

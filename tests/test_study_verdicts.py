@@ -1,0 +1,148 @@
+"""tools.study_verdicts: the instances paired by (dataset, seed,
+repetition), a diverged run read as the worst value, each claim's
+opponent chosen as the claims file says, the verdicts of tools.verdicts,
+and the data and performance profiles' numbers on hand-made curves."""
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from tools import study_verdicts as sv
+from tools import verdicts
+
+GAIN = {"SPABA": 0.08, "SOBA": 0.04, "SFFBA": 0.05, "MSEBA": 0.06,
+        "SRBA": 0.02}
+
+
+def _runs(reps=10, diverge=(), datasets=("digits[a=1]", "wine[b=2]")):
+    """H = 1 - gain x epochs (+ a small per-instance shift) at 0, 5, 10,
+    15 epochs; the runs in ``diverge`` ((solver, rep)) flagged from 10
+    epochs on."""
+    rows = []
+    for data in datasets:
+        for rep in range(reps):
+            shift = 0.001 * rep
+            for solver, gain in GAIN.items():
+                for e in (0.0, 5.0, 10.0, 15.0):
+                    bad = (solver, rep) in diverge and e >= 10
+                    h = 1.0 - gain * e / 15 + shift * (e > 0)
+                    rows.append(dict(
+                        dataset_name=data, base_seed=1, idx_rep=rep,
+                        solver_name=f"{solver}[step_size=0.1]",
+                        objective_epochs=e,
+                        objective_value=np.nan if bad else h,
+                        objective_test_error=0.2 - gain * e / 30,
+                        objective_test_error_iterate=0.3 - gain * e / 30,
+                        objective_diverged=int(bad)))
+    return pd.DataFrame(rows)
+
+
+SPEC = {"baselines": ["SOBA", "SRBA"], "claims": [
+    dict(name="SPABA best", tasks="^digits", a="SPABA", b="rival"),
+    dict(name="SOBA ahead of SPABA", tasks="^digits", a="SOBA",
+         b="SPABA"),
+    dict(name="MSEBA over the baselines", tasks=".", a="MSEBA",
+         b="baselines"),
+    dict(name="no such task", tasks="^covtype", a="SPABA", b="rival")]}
+
+
+def test_a_solver_is_its_name_with_the_clipping_ablation_told_apart():
+    assert sv.label("SPABA[R=inf,p=0.1]") == "SPABA[R=inf]"
+    assert sv.label("SPABA[p=0.1,R=inf]") == "SPABA[R=inf]"
+    assert sv.label("SPABA[R=15.8,p=0.1]") == "SPABA"
+    assert sv.label("SOBA") == "SOBA"
+
+
+def test_claims_are_decided_on_the_paired_instances():
+    runs = sv.run_rows(_runs(), budget=10.0)
+    tables = sv.verdict_tables(runs, SPEC)
+    h = tables["h_budget"].set_index("name")
+    # no instance of covtype: the claim is not read
+    assert list(h.index) == ["SPABA best", "SOBA ahead of SPABA",
+                             "MSEBA over the baselines"]
+    # SPABA's strongest rival is MSEBA; d = (0.06 - 0.08) x 10/15 on each
+    # of the 10 digits instances
+    assert h.loc["SPABA best", "against"] == "MSEBA (strongest rival)"
+    assert h.loc["SPABA best", "n"] == 10
+    assert h.loc["SPABA best", "median"] == pytest.approx(-0.02 * 10 / 15)
+    assert h.loc["SPABA best", "p"] == pytest.approx(2 / 1024)
+    # Holm over the three claims: the smallest p (20 instances, all of one
+    # sign) times 3, then the next ones times 2 and 1
+    assert sorted(tables["h_budget"]["p_holm"]) == pytest.approx(
+        [3 * 2 / 2 ** 20, 2 * 2 / 1024, 2 * 2 / 1024])
+    assert h.loc["SPABA best", "verdict"] == "holds"
+    assert h.loc["SOBA ahead of SPABA", "verdict"] == "does not hold"
+    # the baselines' median, instance by instance: (0.04 + 0.02) / 2; 20
+    # instances of both datasets
+    assert h.loc["MSEBA over the baselines", "n"] == 20
+    assert h.loc["MSEBA over the baselines", "median"] == pytest.approx(
+        -(0.06 - 0.03) * 10 / 15)
+    assert set(tables) == {q for q, _ in sv.QUANTITIES}
+
+
+def test_a_diverged_run_counts_as_the_worst_value():
+    # SPABA diverges at 10 epochs on 6 of the 10 digits instances
+    df = _runs(diverge={("SPABA", r) for r in range(6)})
+    runs = sv.run_rows(df, budget=10.0)
+    table = sv.instance_table(runs, "h_budget")
+    spaba = table["SPABA"].xs("digits[a=1]", level="dataset")
+    assert np.isinf(spaba.iloc[:6]).all() and np.isfinite(
+        spaba.iloc[6:]).all()
+    # at the end too (its last sound point is not its end)
+    assert np.isinf(sv.instance_table(runs, "h_end")["SPABA"].xs(
+        "digits[a=1]", level="dataset").iloc[:6]).all()
+    h = sv.verdict_tables(runs, SPEC)["h_budget"].set_index("name")
+    assert h.loc["SPABA best", "median"] == np.inf
+    assert h.loc["SPABA best", "verdict"] == "inconclusive"
+
+
+def test_two_configurations_of_a_solver_on_one_instance_are_refused():
+    df = _runs(reps=2)
+    twin = df[df.solver_name == "SOBA[step_size=0.1]"].assign(
+        solver_name="SOBA[step_size=1]")
+    runs = sv.run_rows(pd.concat([df, twin]), budget=10.0)
+    with pytest.raises(ValueError, match="'SOBA'.*run twice"):
+        sv.instance_table(runs, "h_budget")
+
+
+def test_the_work_to_reach_the_target_and_the_profiles():
+    df = _runs(reps=1, datasets=("digits[a=1]",))
+    # H_L = 1 - 0.08 (SPABA at 15), H0 = 1; tau = 0.5: the target is
+    # 1 - 0.04: SPABA reaches it at 10 epochs (1 - 0.0533), MSEBA at 10
+    # (1 - 0.04), SFFBA at 15, SOBA at 15, SRBA never
+    work = sv.work_to_reach(df, tau=0.5)
+    assert work.iloc[0].to_dict() == {"MSEBA": 10.0, "SFFBA": 15.0,
+                                      "SOBA": 15.0, "SPABA": 10.0,
+                                      "SRBA": np.inf}
+    data, performance = sv.profiles(work)
+    assert data.loc[10].to_dict() == {"MSEBA": 1.0, "SFFBA": 0.0,
+                                      "SOBA": 0.0, "SPABA": 1.0,
+                                      "SRBA": 0.0}
+    assert performance.loc[1, "SOBA"] == 0.0
+    assert performance.loc[2, "SOBA"] == 1.0
+    assert performance.loc[8, "SRBA"] == 0.0
+    # a diverged run reaches the target only before it diverged
+    lost = sv.work_to_reach(_runs(reps=1, datasets=("digits[a=1]",),
+                                  diverge={("SPABA", 0)}), tau=0.5)
+    assert lost.iloc[0]["SPABA"] == np.inf
+
+
+def test_the_report_states_the_rule_first(tmp_path, capsys):
+    path = tmp_path / "r.parquet"
+    _runs().to_parquet(path)
+    claims = tmp_path / "c.yml"
+    claims.write_text(yaml.safe_dump(SPEC))
+    assert sv.main([str(path), "--budget", "10", "--claims",
+                    str(claims)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"**The rule.** {verdicts.RULE}")
+    assert "| SPABA best | MSEBA (strongest rival) | 10 |" in out
+    assert "**Data profile**" in out and "**Performance profile**" in out
+    bad = tmp_path / "bad.yml"
+    bad.write_text(yaml.safe_dump({"claims": [dict(name="x", a="SPABA")]}))
+    with pytest.raises(SystemExit):
+        sv.main([str(path), "--budget", "10", "--claims", str(bad)])
+    assert "lacks ['tasks', 'b']" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        sv.main([str(path), "--budget", "10", "--tau", "2"])
+    assert "--tau must be in (0, 1)" in capsys.readouterr().err

@@ -1,0 +1,242 @@
+"""The verdicts of a study: each claim of ``configs/study_claims.yml``
+decided by paired statistics over independent instances, and the data
+and performance profiles of every solver over all instances.
+
+    python -m tools.study_verdicts docs/study/*.parquet --budget 10 \
+        [--claims configs/study_claims.yml] [--tau 0.1] [--figure PATH]
+
+An instance is one (dataset, benchopt seed, repetition): its own split and
+starting point, shared by every solver run on it.  On each instance a
+solver is read (``tools.study_table.run_rows``) at ``--budget`` epochs and
+at the end of its run, for H (the validation loss), the test error of
+y*(x) and the test error of its own iterate; a run that diverged by the
+reading counts as the worst value (inf), never as missing.  A claim pairs
+its solver ``a`` with ``b`` on the instances of its tasks
+(``configs/study_claims.yml`` says how ``b`` is chosen); each quantity
+gives one table, decided by ``tools.verdicts`` (Wilcoxon signed-rank,
+bootstrap interval of the median difference, Holm over the claims of the
+table; the rule, ``verdicts.RULE``, is printed first).
+
+Data profiles (More & Wild 2009): on each instance, H_L is the lowest H
+any run reached and H0 the starting point's; a run has *reached the
+target* at the first evaluation where H <= H_L + tau (H0 - H_L), and its
+work is the epochs drawn by then (inf if never, or only after it
+diverged).  The data profile is the share of instances each solver
+reached by a budget of epochs, the performance profile (Dolan & More
+2002) the share within a factor of the fastest solver's work.
+"""
+import argparse
+import re
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from tools import verdicts
+from tools.budget_reading import EPOCHS, sound_points
+from tools.study_table import load, run_rows
+
+INSTANCE = ["dataset", "seed", "rep"]
+# (table key, column of run_rows, what it is)
+QUANTITIES = (
+    ("h_budget", "H at the budget"),
+    ("h_end", "H at the end"),
+    ("err_budget", "test error (%) of y*(x) at the budget"),
+    ("err_end", "test error (%) of y*(x) at the end"),
+    ("own_budget", "test error (%) of the solver's own y at the budget"),
+    ("own_end", "test error (%) of the solver's own y at the end"))
+BUDGETS = (1, 2, 5, 10, 15)  # epochs of the data profile's columns
+RATIOS = (1, 2, 4, 8)  # the performance profile's factors
+
+
+def label(solver_name):
+    """The solver's name before ``[``, with ``[R=inf]`` for a run
+    without clipping (the ablation's)."""
+    name, _, params = str(solver_name).partition("[")
+    return name + "[R=inf]" if re.search(r"(^|,)R=inf(,|\])", params) \
+        else name
+
+
+def instance_table(runs, quantity):
+    """Instances x solvers of ``quantity`` (a ``run_rows`` column), a
+    run that diverged by its reading at inf."""
+    runs = runs.assign(solver=runs["solver"].map(label),
+                       seed=runs["seed"].fillna(-1))
+    value = runs[quantity].astype(float)
+    at_end = quantity.endswith("_end")
+    lost = runs["diverged"] if at_end else runs["how"] == "diverged"
+    runs = runs.assign(value=value.where(~lost.astype(bool), np.inf))
+    twice = runs.duplicated(INSTANCE + ["solver"], keep=False)
+    if twice.any():
+        who = sorted(runs.loc[twice, "solver"].unique())
+        raise ValueError(f"results: {who} run twice on one instance (two "
+                         "configurations of one solver): give the files of "
+                         "one study")
+    return runs.pivot(index=INSTANCE, columns="solver", values="value")
+
+
+def check_claims(spec):
+    """The claims file's content, each claim with its fields checked."""
+    if not isinstance(spec, dict) or "claims" not in spec:
+        raise ValueError("--claims: a YAML file with 'claims:' (a list) and "
+                         "'baselines:'")
+    for claim in spec["claims"]:
+        missing = [k for k in ("name", "tasks", "a", "b") if k not in claim]
+        if missing:
+            raise ValueError(f"--claims: {claim.get('name', claim)!r} lacks "
+                             f"{missing}")
+        if claim.get("sign", -1) not in (-1, 1):
+            raise ValueError(f"--claims: {claim['name']!r}: sign must be -1 "
+                             f"or 1, got {claim['sign']!r}")
+    return spec
+
+
+def claim_pair(claim, table, baselines):
+    """``(a, b, what b is)``: the claim's values on the instances of its
+    tasks, or None when the results hold no instance of it."""
+    tasks = table.index.get_level_values("dataset")
+    rows = table[[bool(re.search(claim["tasks"], str(t))) for t in tasks]]
+    a = claim["a"]
+    if rows.empty or a not in rows or rows[a].isna().all():
+        return None
+    if claim["b"] == "baselines":
+        have = [s for s in baselines if s in rows and s != a]
+        if not have:
+            return None
+        return rows[a], rows[have].median(axis=1), "the baselines' median"
+    if claim["b"] == "rival":
+        skip = {a, *claim.get("except", [])}
+        others = [s for s in rows if s not in skip and rows[s].notna().any()]
+        if not others:
+            return None
+        rival = min(others, key=lambda s: (rows[s].median(), s))
+        return rows[a], rows[rival], f"{rival} (strongest rival)"
+    if claim["b"] not in rows:
+        return None
+    return rows[a], rows[claim["b"]], claim["b"]
+
+
+def verdict_tables(runs, spec):
+    """One verdict table per quantity: a row per claim with instances."""
+    out = {}
+    for quantity, _ in QUANTITIES:
+        table = instance_table(runs, quantity)
+        claims, against = [], []
+        for claim in spec["claims"]:
+            pair = claim_pair(claim, table, spec.get("baselines", []))
+            if pair is None:
+                continue
+            a, b, what = pair
+            claims.append(dict(name=claim["name"], a=a.to_numpy(),
+                               b=b.to_numpy(),
+                               claimed_sign=claim.get("sign", -1)))
+            against.append(what)
+        if claims:
+            found = verdicts.verdict_table(claims)
+            found.insert(1, "against", against)
+            out[quantity] = found
+    return out
+
+
+def work_to_reach(df, tau):
+    """Instances x solvers: the epochs each run drew before its H came
+    within ``tau`` of the instance's best reduction (inf if never)."""
+    keys = ["dataset_name", "base_seed", "idx_rep"] if "base_seed" in df \
+        else ["dataset_name", "idx_rep"]
+    rows = []
+    for key, inst in df.groupby(keys, sort=False):
+        curves = {}
+        for solver, run in inst.groupby("solver_name", sort=False):
+            sound, _ = sound_points(run)
+            curves[label(solver)] = sound
+        finite = [c["objective_value"].astype(float) for c in curves.values()
+                  if len(c)]
+        if not finite:
+            continue
+        low = min(float(v.min()) for v in finite)
+        start = max(float(c["objective_value"].iloc[0])
+                    for c in curves.values() if len(c))
+        target = low + tau * (start - low)
+        for solver, c in curves.items():
+            hit = c[c["objective_value"].astype(float) <= target]
+            rows.append(dict(instance=key, solver=solver,
+                             work=float(hit[EPOCHS].iloc[0]) if len(hit)
+                             else np.inf))
+    table = pd.DataFrame(rows)
+    return table.pivot(index="instance", columns="solver", values="work")
+
+
+def profiles(work):
+    """The data profile (share of instances reached by each budget) and
+    the performance profile (share within each factor of the fastest)."""
+    data = verdicts.data_profile(work, BUDGETS)
+    # a target reached at the start (0 epochs) costs the first step
+    positive = work.where(work > 0, np.nan).min().min()
+    floor = positive if np.isfinite(positive) else 1.0
+    performance = verdicts.performance_profile(work.clip(lower=floor),
+                                               RATIOS)
+    return data, performance
+
+
+def profile_markdown(table, what):
+    """A profile as a Markdown table: a row per solver, a column per
+    budget or factor."""
+    columns = [f"{what} {c:g}" for c in table.index]
+    lines = ["| solver | " + " | ".join(columns) + " |",
+             "|---|" + "---|" * len(columns)]
+    order = table.T.sort_values(list(table.index)[::-1], ascending=False)
+    for solver, row in order.iterrows():
+        lines.append(f"| {solver} | "
+                     + " | ".join(f"{v:.2f}" for v in row) + " |")
+    return "\n".join(lines)
+
+
+def report(df, spec, budget, tau):
+    """The page's verdicts and profiles, as Markdown."""
+    runs = run_rows(df, budget)
+    n = len(runs[INSTANCE].drop_duplicates())
+    lines = [f"**The rule.** {verdicts.RULE}", "",
+             f"{n} instances; readings at {budget:g} epochs and at the end "
+             "of each run; a run that diverged by a reading counts as the "
+             "worst value."]
+    tables = verdict_tables(runs, spec)
+    for quantity, what in QUANTITIES:
+        if quantity in tables:
+            lines += ["", f"**{what[0].upper() + what[1:]}**", "",
+                      verdicts.markdown(tables[quantity])]
+    work = work_to_reach(df, tau)
+    data, performance = profiles(work)
+    lines += ["", f"**Data profile** (tau = {tau:g}: the share of the "
+              f"{len(work)} instances on which each solver came within "
+              f"{tau:g} of the best reduction of H, by epochs drawn)", "",
+              profile_markdown(data, "by"), "",
+              "**Performance profile** (the share of instances on which "
+              "each solver reached the target within a factor of the "
+              "fastest solver's epochs)", "",
+              profile_markdown(performance, "x")]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m tools.study_verdicts",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("results", nargs="+")
+    p.add_argument("--budget", type=float, required=True,
+                   help="epochs of the budget readings")
+    p.add_argument("--claims", default="configs/study_claims.yml")
+    p.add_argument("--tau", type=float, default=0.1,
+                   help="the data profile's tolerance, in (0, 1)")
+    args = p.parse_args(argv)
+    if not 0 < args.tau < 1:
+        p.error(f"--tau must be in (0, 1), got {args.tau}")
+    try:
+        with open(args.claims) as handle:
+            spec = check_claims(yaml.safe_load(handle))
+        print(report(load(args.results), spec, args.budget, args.tau))
+    except (OSError, ValueError) as err:
+        p.error(str(err))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
