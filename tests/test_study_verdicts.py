@@ -10,6 +10,8 @@ import yaml
 from tools import study_verdicts as sv
 from tools import verdicts
 
+# the grid of a tuning of 10 epochs: the budget is read at 10 epochs
+OBJECTIVE = f"Bilevel Optimization[eval_epochs={10 / 63!r}]"
 GAIN = {"SPABA": 0.08, "SOBA": 0.04, "SFFBA": 0.05, "MSEBA": 0.06,
         "SRBA": 0.02}
 
@@ -27,6 +29,7 @@ def _runs(reps=10, diverge=(), datasets=("digits[a=1]", "wine[b=2]")):
                     bad = (solver, rep) in diverge and e >= 10
                     h = 1.0 - gain * e / 15 + shift * (e > 0)
                     rows.append(dict(
+                        objective_name=OBJECTIVE,
                         dataset_name=data, base_seed=1, idx_rep=rep,
                         solver_name=f"{solver}[step_size=0.1]",
                         objective_epochs=e,
@@ -54,7 +57,8 @@ def test_a_solver_is_its_name_with_the_clipping_ablation_told_apart():
 
 
 def test_claims_are_decided_on_the_paired_instances():
-    runs = sv.run_rows(_runs(), budget=10.0)
+    runs = sv.readings(_runs())
+    assert (runs["budget"] == 10.0).all()
     tables = sv.verdict_tables(runs, SPEC)
     h = tables["h_budget"].set_index("name")
     # no instance of covtype: the claim is not read
@@ -109,15 +113,17 @@ def test_the_work_to_reach_the_target_and_the_profiles():
     df = _runs(reps=1, datasets=("digits[a=1]",))
     # H_L = 1 - 0.08 (SPABA at 15), H0 = 1; tau = 0.5: the target is
     # 1 - 0.04: SPABA reaches it at 10 epochs (1 - 0.0533), MSEBA at 10
-    # (1 - 0.04), SFFBA at 15, SOBA at 15, SRBA never
+    # (1 - 0.04), SFFBA at 15, SOBA at 15, SRBA never; over the budget
+    # of 10 epochs
     work = sv.work_to_reach(df, tau=0.5)
-    assert work.iloc[0].to_dict() == {"MSEBA": 10.0, "SFFBA": 15.0,
-                                      "SOBA": 15.0, "SPABA": 10.0,
+    assert work.iloc[0].to_dict() == {"MSEBA": 1.0, "SFFBA": 1.5,
+                                      "SOBA": 1.5, "SPABA": 1.0,
                                       "SRBA": np.inf}
+    assert sv.work_to_reach(df, tau=0.5, budget=5.0).iloc[0]["SPABA"] == 2
     data, performance = sv.profiles(work)
-    assert data.loc[10].to_dict() == {"MSEBA": 1.0, "SFFBA": 0.0,
-                                      "SOBA": 0.0, "SPABA": 1.0,
-                                      "SRBA": 0.0}
+    assert data.loc[1].to_dict() == {"MSEBA": 1.0, "SFFBA": 0.0,
+                                     "SOBA": 0.0, "SPABA": 1.0,
+                                     "SRBA": 0.0}
     assert performance.loc[1, "SOBA"] == 0.0
     assert performance.loc[2, "SOBA"] == 1.0
     assert performance.loc[8, "SRBA"] == 0.0
@@ -132,10 +138,10 @@ def test_the_report_states_the_rule_first(tmp_path, capsys):
     _runs().to_parquet(path)
     claims = tmp_path / "c.yml"
     claims.write_text(yaml.safe_dump(SPEC))
-    assert sv.main([str(path), "--budget", "10", "--claims",
-                    str(claims)]) == 0
+    assert sv.main([str(path), "--claims", str(claims)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"**The rule.** {verdicts.RULE}")
+    assert "(epochs: digits 10, wine 10)" in out
     assert "| SPABA best | MSEBA (strongest rival) | 10 |" in out
     assert "**Data profile**" in out and "**Performance profile**" in out
     bad = tmp_path / "bad.yml"

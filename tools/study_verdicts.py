@@ -2,13 +2,15 @@
 decided by paired statistics over independent instances, and the data
 and performance profiles of every solver over all instances.
 
-    python -m tools.study_verdicts docs/study/*.parquet --budget 10 \
-        [--claims configs/study_claims.yml] [--tau 0.1] [--figure PATH]
+    python -m tools.study_verdicts docs/study/*.parquet [--budget 10] \
+        [--claims configs/study_claims.yml] [--tau 0.1]
 
 An instance is one (dataset, benchopt seed, repetition): its own split and
 starting point, shared by every solver run on it.  On each instance a
-solver is read (``tools.study_table.run_rows``) at ``--budget`` epochs and
-at the end of its run, for H (the validation loss), the test error of
+solver is read (``tools.study_table.run_rows``) at the budget and at the
+end of its run (the budget: ``--budget`` epochs, or by default the tuning
+budget of each result's grid, the Objective's ``eval_epochs`` x 63 that a
+``tools.tune`` config sets), for H (the validation loss), the test error of
 y*(x) and the test error of its own iterate; a run that diverged by the
 reading counts as the worst value (inf), never as missing.  A claim pairs
 its solver ``a`` with ``b`` on the instances of its tasks
@@ -20,10 +22,11 @@ table; the rule, ``verdicts.RULE``, is printed first).
 Data profiles (More & Wild 2009): on each instance, H_L is the lowest H
 any run reached and H0 the starting point's; a run has *reached the
 target* at the first evaluation where H <= H_L + tau (H0 - H_L), and its
-work is the epochs drawn by then (inf if never, or only after it
-diverged).  The data profile is the share of instances each solver
-reached by a budget of epochs, the performance profile (Dolan & More
-2002) the share within a factor of the fastest solver's work.
+work is the epochs drawn by then, over the instance's budget (inf if
+never, or only after it diverged).  The data profile is the share of
+instances each solver reached by a share of the budget, the performance
+profile (Dolan & More 2002) the share within a factor of the fastest
+solver's work.
 """
 import argparse
 import re
@@ -33,8 +36,9 @@ import pandas as pd
 import yaml
 
 from tools import verdicts
-from tools.budget_reading import EPOCHS, sound_points
+from tools.budget_reading import EPOCHS, grid_step, sound_points
 from tools.study_table import load, run_rows
+from tools.tune.report import CALLS_AT_BUDGET
 
 INSTANCE = ["dataset", "seed", "rep"]
 # (table key, column of run_rows, what it is)
@@ -45,7 +49,7 @@ QUANTITIES = (
     ("err_end", "test error (%) of y*(x) at the end"),
     ("own_budget", "test error (%) of the solver's own y at the budget"),
     ("own_end", "test error (%) of the solver's own y at the end"))
-BUDGETS = (1, 2, 5, 10, 15)  # epochs of the data profile's columns
+BUDGETS = (0.1, 0.25, 0.5, 1, 1.5)  # data profile: shares of the budget
 RATIOS = (1, 2, 4, 8)  # the performance profile's factors
 
 
@@ -138,9 +142,40 @@ def verdict_tables(runs, spec):
     return out
 
 
-def work_to_reach(df, tau):
+def budgets(df, budget=None):
+    """``[(results, budget)]``: the results by their grid (the
+    Objective's name), each with ``budget`` or its grid's tuning budget;
+    a ValueError when results have no grid and no ``budget`` is given."""
+    out = []
+    for name, part in df.groupby("objective_name", sort=False):
+        if budget is None:
+            step = grid_step(part)
+            if step is None:
+                raise ValueError(f"results of {name!r} have no common grid "
+                                 "(eval_epochs): give --budget")
+            out.append((part, CALLS_AT_BUDGET * step))
+        else:
+            out.append((part, budget))
+    return out
+
+
+def readings(df, budget=None):
+    """``run_rows`` of every part of ``budgets``, with its budget."""
+    return pd.concat([run_rows(part, b).assign(budget=b)
+                      for part, b in budgets(df, budget)],
+                     ignore_index=True)
+
+
+def work_to_reach(df, tau, budget=None):
     """Instances x solvers: the epochs each run drew before its H came
-    within ``tau`` of the instance's best reduction (inf if never)."""
+    within ``tau`` of the instance's best reduction, over the instance's
+    budget (inf if never)."""
+    return pd.concat([_work(part, tau) / b
+                      for part, b in budgets(df, budget)])
+
+
+def _work(df, tau):
+    """``work_to_reach`` of results on one grid, in epochs."""
     keys = ["dataset_name", "base_seed", "idx_rep"] if "base_seed" in df \
         else ["dataset_name", "idx_rep"]
     rows = []
@@ -193,22 +228,25 @@ def profile_markdown(table, what):
 
 def report(df, spec, budget, tau):
     """The page's verdicts and profiles, as Markdown."""
-    runs = run_rows(df, budget)
+    runs = readings(df, budget)
     n = len(runs[INSTANCE].drop_duplicates())
+    at = ", ".join(f"{d.partition('[')[0]} {b:g}" for d, b in
+                   runs.groupby("dataset")["budget"].first().items())
     lines = [f"**The rule.** {verdicts.RULE}", "",
-             f"{n} instances; readings at {budget:g} epochs and at the end "
-             "of each run; a run that diverged by a reading counts as the "
-             "worst value."]
+             f"{n} instances; readings at the budget (epochs: {at}) and at "
+             "the end of each run; a run that diverged by a reading counts "
+             "as the worst value."]
     tables = verdict_tables(runs, spec)
     for quantity, what in QUANTITIES:
         if quantity in tables:
             lines += ["", f"**{what[0].upper() + what[1:]}**", "",
                       verdicts.markdown(tables[quantity])]
-    work = work_to_reach(df, tau)
+    work = work_to_reach(df, tau, budget)
     data, performance = profiles(work)
     lines += ["", f"**Data profile** (tau = {tau:g}: the share of the "
               f"{len(work)} instances on which each solver came within "
-              f"{tau:g} of the best reduction of H, by epochs drawn)", "",
+              f"{tau:g} of the best reduction of H, by a share of the "
+              "budget's epochs)", "",
               profile_markdown(data, "by"), "",
               "**Performance profile** (the share of instances on which "
               "each solver reached the target within a factor of the "
@@ -221,8 +259,9 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m tools.study_verdicts",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("results", nargs="+")
-    p.add_argument("--budget", type=float, required=True,
-                   help="epochs of the budget readings")
+    p.add_argument("--budget", type=float,
+                   help="epochs of the budget readings (default: each "
+                        "result's tuning budget, eval_epochs x 63)")
     p.add_argument("--claims", default="configs/study_claims.yml")
     p.add_argument("--tau", type=float, default=0.1,
                    help="the data profile's tolerance, in (0, 1)")

@@ -3,9 +3,10 @@ epochs its trials were charged (``work``), read from a tuning's record,
 and a flag for a solver still improving at the end of its budget.
 
     python -m tools.tune.adequacy outputs/tune_fashion.json \
-        [--figure docs/figures/tune_adequacy.svg]
+        [--markdown] [--figure docs/figures/tune_adequacy.svg]
 
-prints one line per solver (trials, epochs charged of the budget, best
+prints one line per solver (a Markdown table with ``--markdown``, the
+winners' edges too) (trials, epochs charged of the budget, best
 criterion, its improvement over the last quarter of the epochs charged,
 and ``still improving`` when that improvement exceeds ``IMPROVING`` of
 the best, relative) and draws the curves, one per solver, when
@@ -84,6 +85,32 @@ def lines(rec):
     return out
 
 
+def markdown(rec):
+    """A Markdown table of a record: per solver, its trials, the epochs
+    charged of its budget, complete / pruned / diverged trials, the best
+    criterion, its fall over the last quarter, whether it is still
+    improving, and the best's parameters on an edge of their range."""
+    lines = ["| solver | trials | epochs charged | complete / pruned / "
+             "diverged | best criterion | fall in the last quarter | still "
+             "improving | on an edge |", "|---|---|---|---|---|---|---|---|"]
+    for solver, s in rec["solvers"].items():
+        points = best_so_far(s["all_trials"])
+        best = points[-1][1] if points else math.inf
+        gain = improvement(points)
+        work = s.get("work", {})
+        spent = (f"{work['charged_epochs']:g} of {work['budget_epochs']:g}"
+                 if work else "—")
+        edges = ", ".join(
+            f"{e['parameter']} {e['side']}" + ("" if e["widen"] else
+                                               " (a limit)")
+            for e in s.get("edges", [])) or "—"
+        lines.append(
+            f"| {solver} | {s['trials']} | {spent} | {s['complete']} / "
+            f"{s['pruned']} / {s['diverged']} | {best:.4g} | {gain:.3g} | "
+            f"{'yes' if still_improving(points) else 'no'} | {edges} |")
+    return "\n".join(lines)
+
+
 def figure(rec, path):
     """Each solver's best-so-far criterion against the epochs charged,
     written to ``path``."""
@@ -111,13 +138,15 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m tools.tune.adequacy",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("record", help="a tuning's JSON record")
+    p.add_argument("--markdown", action="store_true",
+                   help="print a Markdown table")
     p.add_argument("--figure", metavar="PATH",
                    help="draw the curves to this file (.svg, .png)")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
     try:
         with open(args.record) as handle:
             rec = json.load(handle)
-        print("\n".join(lines(rec)))
+        print(markdown(rec) if args.markdown else "\n".join(lines(rec)))
     except (OSError, ValueError, KeyError) as err:
         p.error(f"{args.record}: not a readable tuning record ({err})")
     if args.figure:
