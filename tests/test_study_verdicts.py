@@ -152,3 +152,21 @@ def test_the_report_states_the_rule_first(tmp_path, capsys):
     with pytest.raises(SystemExit):
         sv.main([str(path), "--budget", "10", "--tau", "2"])
     assert "--tau must be in (0, 1)" in capsys.readouterr().err
+
+
+def test_an_ablation_variant_is_no_rival():
+    df = _runs(reps=6)
+    # MSEBA without clipping, far ahead: paired with MSEBA by the clipping
+    # claim, never SPABA's rival
+    variant = df[df.solver_name == "MSEBA[step_size=0.1]"].assign(
+        solver_name="MSEBA[step_size=0.1,R=inf]",
+        objective_value=lambda x: x.objective_value - 0.5)
+    runs = sv.readings(pd.concat([df, variant]))
+    spec = {"claims": [
+        dict(name="SPABA best", tasks=".", a="SPABA", b="rival"),
+        dict(name="clipping helps MSEBA", tasks=".", a="MSEBA",
+             b="MSEBA[R=inf]")]}
+    h = sv.verdict_tables(runs, spec)["h_budget"].set_index("name")
+    assert h.loc["SPABA best", "against"] == "MSEBA (strongest rival)"
+    assert h.loc["clipping helps MSEBA", "median"] == pytest.approx(0.5)
+    assert h.loc["clipping helps MSEBA", "verdict"] == "does not hold"

@@ -110,7 +110,9 @@ def claim_pair(claim, table, baselines):
         return rows[a], rows[have].median(axis=1), "the baselines' median"
     if claim["b"] == "rival":
         skip = {a, *claim.get("except", [])}
-        others = [s for s in rows if s not in skip and rows[s].notna().any()]
+        # the ablations' variants ("SPABA[R=inf]") are no other method
+        others = [s for s in rows if s not in skip and "[" not in s
+                  and rows[s].notna().any()]
         if not others:
             return None
         rival = min(others, key=lambda s: (rows[s].median(), s))
