@@ -166,6 +166,21 @@ def test_a_winner_on_an_edge_is_said_with_the_range_that_widens_it():
     assert edges.edges(dict(outer_ratio=1e-4), RANGE) == []
 
 
+def test_an_edge_is_flat_when_a_trial_away_from_it_scores_as_well():
+    best = dict(outer_ratio=2e-5)
+    # 1e-3 lies 2 decades (20 % of the width) from the floor
+    trials = [(best, 1.0), (dict(outer_ratio=1e-3), 1.0005),
+              (dict(outer_ratio=3e-5), 1.2)]
+    [edge] = edges.edges(best, RANGE, trials)
+    assert edge["flat"] and edges.done([edge])
+    assert "flat: a trial away from it scored within 0.1%" in \
+        edges.edge_lines("SOBA", [edge])[0]
+    # only trials near the floor score as well: not flat, widen it
+    trials[1] = (dict(outer_ratio=1e-3), 1.01)
+    [edge] = edges.edges(best, RANGE, trials)
+    assert not edge["flat"] and not edges.done([edge])
+
+
 def _rows(criteria, charged=1.0):
     return [dict(number=i, ranked=True, charged_epochs=charged,
                  criterion=c) for i, c in enumerate(criteria)]

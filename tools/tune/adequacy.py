@@ -101,8 +101,9 @@ def markdown(rec):
         spent = (f"{work['charged_epochs']:g} of {work['budget_epochs']:g}"
                  if work else "—")
         edges = ", ".join(
-            f"{e['parameter']} {e['side']}" + ("" if e["widen"] else
-                                               " (a limit)")
+            f"{e['parameter']} {e['side']}" + (
+                " (flat)" if e.get("flat") else
+                "" if e["widen"] else " (a limit)")
             for e in s.get("edges", [])) or "—"
         lines.append(
             f"| {solver} | {s['trials']} | {spent} | {s['complete']} / "
@@ -127,7 +128,8 @@ def figure(rec, path):
         ax.step(*zip(*points), style, where="post", label=solver)
     ax.set_xlabel("epochs charged to the solver's trials")
     ax.set_ylabel(f"best criterion so far ({rec.get('metric', 'value')})")
-    ax.set_title(f"{rec['dataset']}: best so far (dashed: still improving)")
+    ax.set_title(f"{rec['dataset'].partition('[')[0]}: the best so far "
+                 "(dashed: still improving)", fontsize=10)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(path)

@@ -2,17 +2,23 @@
 parameter lies at a bound of its range may have its optimum outside it.
 
 A value is on an edge when it lies within ``EDGE`` of the range's width
-(on the log scale the range is searched on) from a bound.  Each edge is
-reported with what to do: the ``--range`` that widens it (``WIDEN``
-decades beyond the bound, or a quarter of an integer bound, a fourth
-more of its top), or the reason it cannot be widened (``LIMITS``: a
-probability, a weight, at least one step).  A study with an edge that
-can be widened is not done: rerun it with the wider range on a new
-storage (the range is part of a study's signature).
+(on the log scale the range is searched on) from a bound. An edge is
+*flat* when a complete trial away from it (beyond ``AWAY`` of the width
+from that bound) scored within ``FLAT`` (relative) of the best: the
+criterion has stopped changing towards the bound (a saturating sigmoid
+weight, steps past which nothing moves), so widening would not find a
+better point. Each edge is reported with what to do: the ``--range`` that
+widens it (``WIDEN`` decades beyond the bound, or an integer bound divided
+or multiplied by 4), or the reason it cannot be widened (``LIMITS``: a
+probability, a weight, at least one step). A study with an edge that is
+neither flat nor a limit is not done: rerun it with the wider range on a
+new storage (the range is part of a study's signature).
 """
 import math
 
 EDGE = 0.05  # share of the range's log width
+AWAY = 0.1  # a trial this far from the bound tells whether the edge is flat
+FLAT = 1e-3  # relative: the criterion no better at the edge than this
 WIDEN = 2  # decades a float range is widened by
 # bounds a parameter cannot pass: (low, high, what it is)
 LIMITS = {
@@ -56,13 +62,16 @@ def widened(name, rng, side):
     return None if new <= high else (low, new)
 
 
-def edges(parameters, space):
+def edges(parameters, space, trials=()):
     """The edges of a best configuration: one dict per parameter of
     ``space`` (``{name: {low, high, integer}}``) whose value in
     ``parameters`` lies within ``EDGE`` of a bound, with ``side``,
-    ``widen`` (the ``--range`` text, or None) and ``reason`` (why it
-    cannot be widened, or None)."""
+    ``widen`` (the ``--range`` text, or None), ``reason`` (why it cannot
+    be widened, or None) and ``flat`` (``trials``, the ``(parameters,
+    criterion)`` of the complete trials, hold one away from the bound
+    within ``FLAT`` of the best)."""
     found = []
+    best = min((c for _, c in trials), default=None)
     for name, rng in space.items():
         value = parameters.get(name)
         if not isinstance(value, (int, float)) or value <= 0:
@@ -80,8 +89,20 @@ def edges(parameters, space):
             f"{name}={wider[0]:g}:{wider[1]:g}",
             reason=None if wider is not None else
             f"{name} = {bound:g} is a limit ({LIMITS[name][2]})"
-            if name in LIMITS else "the range cannot be widened"))
+            if name in LIMITS else "the range cannot be widened",
+            flat=best is not None and _flat(name, rng, side, trials, best)))
     return found
+
+
+def _flat(name, rng, side, trials, best):
+    """Whether a complete trial at least ``AWAY`` from the ``side`` bound
+    of ``name`` scored within ``FLAT`` of ``best``."""
+    away = [c for params, c in trials
+            if isinstance(params.get(name), (int, float))
+            and params[name] > 0
+            and abs(_position(params[name], rng)
+                    - (0.0 if side == "low" else 1.0)) >= AWAY]
+    return bool(away) and min(away) - best <= FLAT * max(abs(best), 1e-300)
 
 
 def edge_lines(solver, found):
@@ -90,12 +111,18 @@ def edge_lines(solver, found):
     for e in found:
         where = f"{e['parameter']} = {e['value']:g} at the {e['side']} " \
                 f"edge of its range (bound {e['bound']:g})"
-        todo = (f"widen it: --range {e['widen']} on a new --storage"
-                if e["widen"] else f"cannot be widened: {e['reason']}")
+        if e.get("flat"):
+            todo = (f"flat: a trial away from it scored within "
+                    f"{FLAT:.1%} of the best")
+        elif e["widen"]:
+            todo = f"widen it: --range {e['widen']} on a new --storage"
+        else:
+            todo = f"cannot be widened: {e['reason']}"
         lines.append(f"  {solver}: {where}; {todo}")
     return lines
 
 
 def done(found):
-    """Whether no edge can still be widened."""
-    return all(e["widen"] is None for e in found)
+    """Whether no edge can still be widened to some gain: each is flat
+    or a limit."""
+    return all(e["widen"] is None or e.get("flat") for e in found)

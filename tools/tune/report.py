@@ -109,7 +109,8 @@ def solver_record(study, settings, solver):
             parameters=best.user_attrs["parameters"]),
         all_trials=[_trial_row(t, settings, numbers) for t in trials])
     rec["edges"] = [] if best is None else edges(
-        best.user_attrs["parameters"], space)
+        best.user_attrs["parameters"], space,
+        [(t.user_attrs["parameters"], t.value) for t in complete])
     rec["adequacy"] = adequacy(rec)
     return rec
 
