@@ -54,6 +54,9 @@ def test_a_solver_is_its_name_with_the_clipping_ablation_told_apart():
     assert sv.label("SPABA[p=0.1,R=inf]") == "SPABA[R=inf]"
     assert sv.label("SPABA[R=15.8,p=0.1]") == "SPABA"
     assert sv.label("SOBA") == "SOBA"
+    # a solver that never clips carries R=inf in its name: no ablation
+    assert sv.label("SOBA[R=inf,step_size=1]") == "SOBA"
+    assert sv.label("MA-SOBA[rho=0.1,R=inf]") == "MA-SOBA"
 
 
 def test_claims_are_decided_on_the_paired_instances():

@@ -39,6 +39,10 @@ def test_paired_difference_drops_nan_and_counts_them():
     pairs = paired_difference(a, b)
     np.testing.assert_array_equal(pairs.d, [0.5, -1.0])
     assert (pairs.n, pairs.dropped) == (2, 3)
+    # two failed runs (inf, inf) cannot be ordered; one can
+    pairs = paired_difference([np.inf, np.inf, 1.0], [np.inf, 2.0, 3.0])
+    np.testing.assert_array_equal(pairs.d, [np.inf, -2.0])
+    assert (pairs.n, pairs.dropped) == (2, 1)
 
 
 def test_paired_difference_keeps_a_failure_as_inf():

@@ -29,12 +29,14 @@ profile (Dolan & More 2002) the share within a factor of the fastest
 solver's work.
 """
 import argparse
+import math
 import re
 
 import numpy as np
 import pandas as pd
 import yaml
 
+from benchmark_utils.algorithms import defaults
 from tools import verdicts
 from tools.budget_reading import EPOCHS, grid_step, sound_points
 from tools.study_table import load, run_rows
@@ -54,11 +56,16 @@ RATIOS = (1, 2, 4, 8)  # the performance profile's factors
 
 
 def label(solver_name):
-    """The solver's name before ``[``, with ``[R=inf]`` for a run
-    without clipping (the ablation's)."""
+    """The solver's name before ``[``, with ``[R=inf]`` for a run of a
+    clipping solver (a finite default R) without clipping: the
+    ablation's (SOBA's own R is inf)."""
     name, _, params = str(solver_name).partition("[")
-    return name + "[R=inf]" if re.search(r"(^|,)R=inf(,|\])", params) \
-        else name
+    try:
+        clips = math.isfinite(defaults(name).get("R", math.inf))
+    except (KeyError, ValueError):
+        clips = False
+    off = re.search(r"(^|,)R=inf(,|\])", params) is not None
+    return name + "[R=inf]" if clips and off else name
 
 
 def instance_table(runs, quantity):
@@ -244,6 +251,8 @@ def report(df, spec, budget, tau):
             lines += ["", f"**{what[0].upper() + what[1:]}**", "",
                       verdicts.markdown(tables[quantity])]
     work = work_to_reach(df, tau, budget)
+    # the solvers as tuned: an ablation's variant is no competitor
+    work = work[[s for s in work.columns if "[" not in s]]
     data, performance = profiles(work)
     lines += ["", f"**Data profile** (tau = {tau:g}: the share of the "
               f"{len(work)} instances on which each solver came within "

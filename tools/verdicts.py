@@ -67,15 +67,17 @@ def _level(name, value):
 
 
 def paired_difference(a, b):
-    """d_i = a_i - b_i over the instances i where both are not NaN; returns
-    ``Paired(d, n, dropped)`` with n = len(d) and ``dropped`` the number of
-    instances left out."""
+    """d_i = a_i - b_i over the instances i where both are not NaN and
+    not both infinite of one sign (two failed runs: no order between
+    them); returns ``Paired(d, n, dropped)`` with n = len(d) and
+    ``dropped`` the number of instances left out."""
     a, b = _vector("a", a), _vector("b", b)
     if a.shape != b.shape:
         raise ValueError(f"a and b must have the same length, got {a.size} "
                          f"and {b.size}")
-    keep = ~(np.isnan(a) | np.isnan(b))
-    d = a[keep] - b[keep]
+    with np.errstate(invalid="ignore"):  # inf - inf: no order
+        d = a - b
+    d = d[~np.isnan(d)]
     return Paired(d, int(d.size), int(a.size - d.size))
 
 
@@ -92,11 +94,13 @@ def median_ci(d, level=LEVEL, resamples=10_000, seed=0):
                          f"{resamples}")
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, d.size, size=(int(resamples), d.size))
-    medians = np.median(d[draws], axis=1)
+    with np.errstate(invalid="ignore"):  # -inf and inf in the middle: nan
+        medians = np.median(d[draws], axis=1)
+        centre = float(np.median(d))
     # order statistics, not interpolated: a diverged run's inf stays inf
-    low = np.quantile(medians, (1 - level) / 2, method="lower")
-    high = np.quantile(medians, (1 + level) / 2, method="higher")
-    return float(np.median(d)), float(low), float(high)
+    low = np.nanquantile(medians, (1 - level) / 2, method="lower")
+    high = np.nanquantile(medians, (1 + level) / 2, method="higher")
+    return centre, float(low), float(high)
 
 
 EXACT_UP_TO = 50  # instances: the exact null distribution up to here
