@@ -146,6 +146,8 @@ def test_the_report_states_the_rule_first(tmp_path, capsys):
     assert out.startswith(f"**The rule.** {verdicts.RULE}")
     assert "(epochs: digits 10, wine 10)" in out
     assert "| SPABA best | MSEBA (strongest rival) | 10 |" in out
+    assert ("| SOBA ahead of SPABA | " + " | ".join(["does not hold"] * 6)
+            + " |") in out
     assert "**Data profile**" in out and "**Performance profile**" in out
     bad = tmp_path / "bad.yml"
     bad.write_text(yaml.safe_dump({"claims": [dict(name="x", a="SPABA")]}))

@@ -175,6 +175,27 @@ def readings(df, budget=None):
                      ignore_index=True)
 
 
+SHORT = {"h_budget": "H, budget", "h_end": "H, end",
+         "err_budget": "test error, budget", "err_end": "test error, end",
+         "own_budget": "own y's test error, budget",
+         "own_end": "own y's test error, end"}
+
+
+def summary_markdown(tables):
+    """A claim per row, a reading per column: the verdicts."""
+    read = [q for q, _ in QUANTITIES if q in tables]
+    names = list(dict.fromkeys(n for q in read for n in tables[q]["name"]))
+    lines = ["| claim | " + " | ".join(SHORT[q] for q in read) + " |",
+             "|---|" + "---|" * len(read)]
+    for name in names:
+        cells = []
+        for q in read:
+            row = tables[q][tables[q]["name"] == name]
+            cells.append(row["verdict"].iloc[0] if len(row) else "—")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def work_to_reach(df, tau, budget=None):
     """Instances x solvers: the epochs each run drew before its H came
     within ``tau`` of the instance's best reduction, over the instance's
@@ -246,6 +267,8 @@ def report(df, spec, budget, tau):
              "the end of each run; a run that diverged by a reading counts "
              "as the worst value."]
     tables = verdict_tables(runs, spec)
+    lines += ["", "**Every claim on every reading** (the tables below give "
+              "each verdict's statistics)", "", summary_markdown(tables)]
     for quantity, what in QUANTITIES:
         if quantity in tables:
             lines += ["", f"**{what[0].upper() + what[1:]}**", "",

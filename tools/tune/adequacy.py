@@ -109,6 +109,9 @@ def markdown(rec):
             f"| {solver} | {s['trials']} | {spent} | {s['complete']} / "
             f"{s['pruned']} / {s['diverged']} | {best:.4g} | {gain:.3g} | "
             f"{'yes' if still_improving(points) else 'no'} | {edges} |")
+    if rec.get("elapsed_seconds") is not None:
+        lines += ["", f"Wall time of the tuning: {rec['elapsed_seconds']:.0f}"
+                  " s (every invocation of it, `elapsed_seconds`)."]
     return "\n".join(lines)
 
 
