@@ -1,9 +1,9 @@
-"""The verdicts of a study: each claim of ``configs/study_claims.yml``
+"""The verdicts of a study: each claim of ``docs/study/claims.yml``
 decided by paired statistics over independent instances, and the data
 and performance profiles of every solver over all instances.
 
     python -m tools.study_verdicts docs/study/*.parquet [--budget 10] \
-        [--claims configs/study_claims.yml] [--tau 0.1]
+        [--claims docs/study/claims.yml] [--tau 0.1]
 
 An instance is one (dataset, benchopt seed, repetition): its own split and
 starting point, shared by every solver run on it.  On each instance a
@@ -14,7 +14,7 @@ budget of each result's grid, the Objective's ``eval_epochs`` x 63 that a
 y*(x) and the test error of its own iterate; a run that diverged by the
 reading counts as the worst value (inf), never as missing.  A claim pairs
 its solver ``a`` with ``b`` on the instances of its tasks
-(``configs/study_claims.yml`` says how ``b`` is chosen); each quantity
+(``docs/study/claims.yml`` says how ``b`` is chosen); each quantity
 gives one table, decided by ``tools.verdicts`` (Wilcoxon signed-rank,
 bootstrap interval of the median difference, Holm over the claims of the
 table; the rule, ``verdicts.RULE``, is printed first).
@@ -31,6 +31,7 @@ solver's work.
 import argparse
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -42,6 +43,8 @@ from tools.budget_reading import EPOCHS, grid_step, sound_points
 from tools.study_table import load, run_rows
 from tools.tune.report import CALLS_AT_BUDGET
 
+CLAIMS = Path(__file__).resolve().parents[1] / "docs" / "study" / \
+    "claims.yml"
 INSTANCE = ["dataset", "seed", "rep"]
 # (table key, column of run_rows, what it is)
 QUANTITIES = (
@@ -296,7 +299,8 @@ def main(argv=None):
     p.add_argument("--budget", type=float,
                    help="epochs of the budget readings (default: each "
                         "result's tuning budget, eval_epochs x 63)")
-    p.add_argument("--claims", default="configs/study_claims.yml")
+    p.add_argument("--claims", default=str(CLAIMS),
+                   help="the claims file (default: docs/study/claims.yml)")
     p.add_argument("--tau", type=float, default=0.1,
                    help="the data profile's tolerance, in (0, 1)")
     args = p.parse_args(argv)
