@@ -122,13 +122,15 @@ def figure(rec, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for solver, s in rec["solvers"].items():
+    colours = plt.get_cmap("tab20").colors  # 14 solvers: one colour each
+    for i, (solver, s) in enumerate(rec["solvers"].items()):
         points = [(e, b) for e, b in best_so_far(s["all_trials"])
                   if math.isfinite(b)]
         if not points:
             continue
         style = "--" if still_improving(points) else "-"
-        ax.step(*zip(*points), style, where="post", label=solver)
+        ax.step(*zip(*points), style, where="post", label=solver,
+                color=colours[i % len(colours)])
     ax.set_xlabel("epochs charged to the solver's trials")
     ax.set_ylabel(f"best criterion so far ({rec.get('metric', 'value')})")
     ax.set_title(f"{rec['dataset'].partition('[')[0]}: the best so far "
