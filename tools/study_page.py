@@ -89,10 +89,13 @@ def stale(text):
         if have != want:
             i = next((k for k, (a, b) in enumerate(zip(have, want))
                       if a != b), min(len(have), len(want)))
-            found.append((command, (have + [""])[i] if i < len(have)
-                          else "(nothing)", (want + [""])[i]
-                          if i < len(want) else "(nothing)"))
+            found.append((command, _line(have, i), _line(want, i)))
     return found
+
+
+def _line(lines, i):
+    """Line ``i`` of ``lines``, or ``(nothing)`` past their end."""
+    return lines[i] if i < len(lines) else "(nothing)"
 
 
 def main(argv=None):

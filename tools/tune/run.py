@@ -142,15 +142,6 @@ class Runner:
         """The first split's Objective."""
         return self.splits[0].objective
 
-    @property
-    def dataset(self):
-        return self.splits[0].dataset
-
-    @property
-    def start_value(self):
-        """H at the first split's starting point, once known."""
-        return self.splits[0].start_value
-
     def check_metric(self, metric):
         """A ValueError when this dataset's metrics lack ``metric``."""
         have = sorted(self.objective.metrics.nan_metrics())
