@@ -68,3 +68,13 @@ def run_benchopt(tmp_path, *args, env=None, timeout=900):
     status = dict(re.findall(
         r"\|--(\S+?\[.*?\]): (done(?: \([a-z ]+\))?|diverged|error)", text))
     return pd.read_parquet(out), status
+
+
+def sleep_through_interrupts(ready, seconds):
+    """A spawned process's target that ignores Ctrl-C (SIGINT), says so
+    on ``ready`` (an Event), then sleeps: a worker that will not stop."""
+    import signal
+    import time
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ready.set()
+    time.sleep(seconds)

@@ -139,16 +139,22 @@ def main(argv=None):
     for name, default in zip(("train", "val", "test"), sizes.MNIST):
         parser.add_argument(f"--n-{name}", default=str(default))
     args = parser.parse_args(argv)
-    folders(args.variant)
-    ratios = parse_numbers(args.ratio, "--ratio", "in [0, 1]",
-                           lambda v: 0 <= v <= 1)
-    l2_regs = parse_numbers(args.l2_reg, "--l2-reg", "> 0", lambda v: v > 0)
-    splits = parse_count(args.splits, "--splits", 10 ** 6)
-    base_seed = parse_count(args.base_seed, "--base-seed", 2 ** 32, low=0)
-    n_train = parse_count(args.n_train, "--n-train", mnist.N_TRAIN_IMAGES - 1)
-    n_val = parse_count(args.n_val, "--n-val",
-                        mnist.N_TRAIN_IMAGES - n_train)
-    n_test = parse_count(args.n_test, "--n-test", mnist.N_TEST_IMAGES)
+    try:  # bad values: one line naming the option (exit code 2)
+        folders(args.variant)
+        ratios = parse_numbers(args.ratio, "--ratio", "in [0, 1]",
+                               lambda v: 0 <= v <= 1)
+        l2_regs = parse_numbers(args.l2_reg, "--l2-reg", "> 0",
+                                lambda v: v > 0)
+        splits = parse_count(args.splits, "--splits", 10 ** 6)
+        base_seed = parse_count(args.base_seed, "--base-seed", 2 ** 32,
+                                low=0)
+        n_train = parse_count(args.n_train, "--n-train",
+                              mnist.N_TRAIN_IMAGES - 1)
+        n_val = parse_count(args.n_val, "--n-val",
+                            mnist.N_TRAIN_IMAGES - n_train)
+        n_test = parse_count(args.n_test, "--n-test", mnist.N_TEST_IMAGES)
+    except ValueError as err:
+        parser.error(str(err))
     arrays = load_arrays(args.variant)
     print(f"{mnist.PRETTY[args.variant]}, n_train / n_val / n_test = "
           f"{n_train} / {n_val} / {n_test}: test error (%), median [min, "

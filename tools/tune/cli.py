@@ -116,6 +116,12 @@ def parser():
                         "%(default)s)")
     p.add_argument("--range", action="append", default=[],
                    metavar="NAME=LOW:HIGH", help="narrow a parameter's range")
+    p.add_argument("--continue-from", metavar="OLD_STORAGE",
+                   help="start each new study with the trials of the same "
+                        "study in OLD_STORAGE, made with the same settings "
+                        "but narrower ranges: widen a range (--range) on a "
+                        "new --storage without losing the finished work; "
+                        "--trials counts them")
     p.add_argument("--fix", action="append", default=[], metavar="NAME=VALUE",
                    help="fix a parameter (not searched), e.g. R=tuned")
     p.add_argument("--fail-running", action="store_true",
@@ -161,7 +167,26 @@ def settings_of(args):
                     metric=check_metric(args.metric), pruner=args.pruner,
                     seed=args.seed, ranges=ranges, fixed=fixed,
                     first=check_first(first), budget=args.budget,
-                    splits=args.splits)
+                    splits=args.splits,
+                    continue_from=_continue_from(args))
+
+
+def _continue_from(args):
+    """``--continue-from``, checked: another storage than ``--storage``
+    (a ValueError otherwise)."""
+    old = args.continue_from
+    if old is None:
+        return None
+    check_not_in_memory(old)
+    a, b = storage_file(old), storage_file(args.storage)
+    if old == args.storage or (a is not None and b is not None
+                               and a.exists() and _same_file(a, b)):
+        raise ValueError(f"--continue-from {old} is --storage itself; give "
+                         "the older storage, and a new --storage for the "
+                         "wider ranges")
+    if a is not None and not a.exists():
+        raise ValueError(f"--continue-from {old}: no such file")
+    return old
 
 
 def _same_file(a, b):

@@ -115,7 +115,8 @@ def edge_lines(solver, found):
             todo = (f"flat: a trial away from it scored within "
                     f"{FLAT:.1%} of the best")
         elif e["widen"]:
-            todo = f"widen it: --range {e['widen']} on a new --storage"
+            todo = (f"widen it: --range {e['widen']} on a new --storage "
+                    "(--continue-from the old one keeps its trials)")
         else:
             todo = f"cannot be widened: {e['reason']}"
         lines.append(f"  {solver}: {where}; {todo}")

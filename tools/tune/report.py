@@ -137,6 +137,8 @@ def record(settings, tuning_key, elapsed=None):
         criterion=criterion_text(settings), metric=settings.metric,
         sampler=f"TPE (multivariate), seed {settings.seed}",
         pruner=settings.pruner, solvers=solvers)
+    if settings.continue_from is not None:
+        rec["continued_from"] = settings.continue_from
     if elapsed is not None:
         rec["elapsed_seconds"] = round(elapsed, 3)
     rec["tuned_entry"] = tuned_entry(rec)

@@ -56,6 +56,7 @@ import sqlalchemy.exc
 from optuna.trial import TrialState
 
 from . import work as budget
+from .carry import continue_from
 from .first import FIRST, enqueue_first
 from .space import solver_fixed, solver_space
 
@@ -115,6 +116,9 @@ class Settings:
     # the splits each trial is scored on (benchopt run's repetitions 0 to
     # splits - 1), the criterion averaged over them
     splits: int = 1
+    # the storage whose trials a new study starts with (``carry``): not
+    # in the signature, the copied trials are the new study's own
+    continue_from: str = None
 
     @property
     def steps(self):
@@ -391,13 +395,20 @@ def prepare(settings, fail_all_running=False, tuning_key=None):
     per solver (the interrupted ones included) with a line per solver to
     print."""
     storage = open_storage(settings.storage)
+    old = None if settings.continue_from is None else (
+        settings.continue_from, open_storage(settings.continue_from))
     todo, lines = {}, []
     for solver in settings.solvers:
         study = load_study(storage, settings, solver)
         try:
-            queued = enqueue_first(study, solver, settings.space(solver),
-                                   tuning_key, settings.first,
-                                   settings.trials)
+            queued = []
+            if old is not None and not study.get_trials(deepcopy=False):
+                queued.append(f"  {solver}: " + continue_from(
+                    old, study, _jsonable(settings.signature(solver)),
+                    settings.space(solver), settings.seed, CLOCK))
+            queued += enqueue_first(study, solver, settings.space(solver),
+                                    tuning_key, settings.first,
+                                    settings.trials)
             if fail_all_running:
                 fail_running(study, "interrupted (--fail-running)")
             else:

@@ -8,7 +8,10 @@ sequential run holds, whatever the number of workers.
 A trial runs as Optuna's ``optimize`` runs it (ask, heartbeat, tell),
 except that Ctrl-C leaves it running, marked ``interrupted``: the next
 invocation runs it again in place, first (``resume``), so that the study
-holds what an uninterrupted run holds.
+holds what an uninterrupted run holds.  The ``--jobs`` workers end with
+their parent: a parent stopped by SIGTERM (``kill``) or Ctrl-C passes an
+interrupt to each worker still running, which leaves its trial to be
+resumed, and terminates those that do not end within ``STOP_GRACE``.
 """
 import contextlib
 import dataclasses
@@ -30,6 +33,12 @@ from .space import suggest
 from .study import (COUNTED, INTERRUPTED, fail_stale, interrupted,
                     load_study, make_sampler, open_storage,
                     storage_has_heartbeat)
+
+
+# seconds a worker has to end after its parent stopped: first to end on
+# its own (a Ctrl-C reaches every process of the terminal), then after
+# the interrupt passed to it
+JOIN_GRACE, STOP_GRACE = 5.0, 30.0
 
 
 class OverBudget(Exception):
@@ -331,6 +340,47 @@ def _worker_entry(settings, todo, taken, progress, threads):
              progress=progress)
 
 
+@contextlib.contextmanager
+def sigterm_as_exit():
+    """SIGTERM raises SystemExit (code 143) in the block, so that its
+    ``finally`` runs (the default handler ends the process at once,
+    leaving spawned workers behind); in the main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def leave(number, frame):
+        raise SystemExit(128 + number)
+
+    previous = signal.signal(signal.SIGTERM, leave)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def stop_workers(procs, join=JOIN_GRACE, grace=STOP_GRACE):
+    """End the started worker processes still alive: an interrupt
+    (SIGINT: each leaves its trial to be resumed) to those that have not
+    ended within ``join`` seconds, termination for those still alive
+    ``grace`` seconds later."""
+    alive = _join_all([p for p in procs if p.pid is not None], join)
+    for p in alive:
+        os.kill(p.pid, signal.SIGINT)
+    for p in _join_all(alive, grace):
+        p.terminate()
+        p.join()
+
+
+def _join_all(procs, seconds):
+    """Wait at most ``seconds`` in all for ``procs`` to end; those still
+    alive."""
+    deadline = time.monotonic() + seconds
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+    return [p for p in procs if p.is_alive()]
+
+
 def run_parallel(settings, todo, jobs, clock=None, every=10.0,
                  progress=None):
     """``jobs`` worker processes sharing the studies of ``todo`` (trials
@@ -347,13 +397,17 @@ def run_parallel(settings, todo, jobs, clock=None, every=10.0,
     procs = [context.Process(target=_worker_entry,
                              args=(settings, todo, taken, progress, threads))
              for _ in range(jobs)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        while p.is_alive():
-            p.join(every)
-            if clock is not None:
-                clock()
+    with sigterm_as_exit():
+        try:
+            for p in procs:
+                p.start()
+            for p in procs:
+                while p.is_alive():
+                    p.join(every)
+                    if clock is not None:
+                        clock()
+        finally:
+            stop_workers(procs)
     failed = [p.exitcode for p in procs if p.exitcode != 0]
     if failed:
         raise RuntimeError(f"{len(failed)} of {jobs} workers failed "
