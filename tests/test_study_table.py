@@ -170,3 +170,20 @@ def test_the_study_pages_tables_are_what_the_command_prints(capsys):
             and not line.startswith(("| solver", "| reference"))]
     assert len(rows) == 3 * 14
     assert [r for r in rows if r not in printed] == []
+
+
+def test_a_reading_far_from_the_budget_is_listed_with_its_step():
+    # A: points every 0.1 epochs, read at 2.0; B: an iteration of 0.8
+    # epochs crosses the budget, read at 2.4 (0.4 past it)
+    rows = [_point("A", 0, 0.1 * k, 5.0 - 0.1 * k) for k in range(31)]
+    rows += [_point("B", 0, e, 5.0 - e) for e in (0.0, 0.8, 1.6, 2.4, 3.2)]
+    runs = study_table.run_rows(pd.DataFrame(rows), 2.0)
+    b = runs[runs["solver"] == "B"].iloc[0]
+    assert b["gap"] == pytest.approx(0.4) and b["iteration"] == \
+        pytest.approx(0.8)
+    assert runs[runs["solver"] == "A"].iloc[0]["gap"] < 1e-9
+    far = study_table.far_readings(runs)
+    assert [s for s, _, _ in far[DATA]] == ["B"]
+    text = study_table.markdown(study_table.summary(runs), 2.0, far=far)
+    assert "Read more than 0.25 epochs from 2 epochs" in text
+    assert "B 0.40 (step 0.80)" in text

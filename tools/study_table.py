@@ -26,7 +26,10 @@ reference results the runs carry (``reference_results``: x0, x*, all
 weights 1, the oracle weights, the validation-only model, the best single
 regularisation value), median over the repetitions.
 Results without a test error (Simulated) print ``—`` in those columns.
-docs/fashion_study.md prints its tables with this command.
+Below a table, the configurations with a run read more than ``NEAR``
+epochs from the budget: where one iteration draws more than that (small
+datasets, inner loops), no evaluation can come closer.
+docs/study.md prints its tables with this command.
 """
 import argparse
 import re
@@ -40,6 +43,9 @@ from benchmark_utils.reference_columns import (NAMES, reference_names,
 from tools import results_file
 from tools.budget_reading import grid_step, read_at, read_end
 
+# epochs: a reading farther than this from the budget is listed below its
+# table, with the run's iteration (its evaluations cannot come closer)
+NEAR = 0.25
 RUN = ["dataset_name", "solver_name", "idx_rep"]
 NEEDED = RUN + ["objective_epochs", "objective_value"]
 # (table key, metric column, scale)
@@ -62,8 +68,10 @@ def run_rows(df, budget):
         flags = pd.to_numeric(run.get("objective_diverged", pd.Series(
             dtype=float)), errors="coerce").fillna(0)
         diverged = bool((flags > 0).any())
+        gap, iteration = distance_to(run, budget, at.how)
         row = dict(dataset=data, solver=solver, rep=rep,
                    seed=key[3] if len(key) > 3 else None, diverged=diverged,
+                   gap=gap, iteration=iteration,
                    diverged_at=(float(run.loc[flags > 0, "objective_epochs"]
                                       .min()) if diverged else np.nan),
                    how=at.how, epochs_read=at.epochs,
@@ -73,6 +81,37 @@ def run_rows(df, budget):
             row[f"{key}_end"] = scale * end.values.get(col, np.nan)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def distance_to(run, budget, how):
+    """``(gap, iteration)`` of a run read at ``budget`` (``how``): the
+    epochs from the budget to its nearest evaluation, and the smallest
+    step between two of its evaluations (at least one iteration's draw);
+    NaN for a run that did not reach the budget."""
+    if how not in ("grid", "interpolated"):
+        return np.nan, np.nan
+    epochs = np.sort(pd.to_numeric(run["objective_epochs"], errors="coerce")
+                     .dropna().to_numpy(dtype=float))
+    steps = np.diff(epochs)
+    steps = steps[steps > 0]
+    return (float(np.min(np.abs(epochs - budget))),
+            float(steps.min()) if steps.size else np.nan)
+
+
+def far_readings(runs, near=NEAR):
+    """{dataset: [(solver, largest gap, smallest iteration)]}: the
+    configurations with a run read farther than ``near`` epochs from the
+    budget, largest gap first."""
+    out = {}
+    far = runs[runs["gap"] > near]
+    for (data, solver), conf in far.groupby(["dataset", "solver"],
+                                            sort=False):
+        out.setdefault(data, []).append(
+            (solver, float(conf["gap"].max()),
+             float(runs.loc[(runs["dataset"] == data)
+                            & (runs["solver"] == solver),
+                            "iteration"].min())))
+    return {d: sorted(v, key=lambda t: -t[1]) for d, v in out.items()}
 
 
 def summary(runs):
@@ -131,8 +170,10 @@ def _budget_cell(value, fmt, interpolated):
                                else "")
 
 
-def markdown(table, budget, labels=(), references=None):
-    """The tables, one per dataset; ``*`` marks interpolated readings."""
+def markdown(table, budget, labels=(), references=None, far=None):
+    """The tables, one per dataset; ``*`` marks interpolated readings;
+    below each, the configurations read far from the budget (``far``,
+    ``far_readings``)."""
     lines, any_interpolated = [], False
     for data, rows in table.groupby("dataset", sort=False):
         names = row_names(rows["solver"], labels)
@@ -165,6 +206,16 @@ def markdown(table, budget, labels=(), references=None):
         for name, h, err in (references or {}).get(data, ()):
             lines.append(f"| reference: {name} | {_num(h, '.3f')} | "
                          f"{_num(err, '.1f')} | — | — | — | — | — | — | — |")
+        coarse = (far or {}).get(data)
+        if coarse:
+            lines.append(
+                f"\nRead more than {NEAR:g} epochs from {budget:g} epochs, "
+                "the largest distance over the runs: the iteration that "
+                "crossed the budget drew that much (an inner loop, a full "
+                "pass; in parentheses the smallest step between two "
+                "evaluations): " + "; ".join(
+                    f"{names.get(s, s)} {g:.2f} (step {i:.2f})"
+                    for s, g, i in coarse))
     if any_interpolated:
         lines.append(f"\n\\* interpolated linearly in epochs at {budget:g} "
                      "epochs: no evaluation at the budget (results not on "
@@ -198,8 +249,9 @@ def main(argv=None):
                         default=[])
     args = parser.parse_args(argv)
     df = load(args.results)
-    print(markdown(summary(run_rows(df, args.budget)), args.budget,
-                   args.label, reference_rows(df)))
+    runs = run_rows(df, args.budget)
+    print(markdown(summary(runs), args.budget, args.label,
+                   reference_rows(df), far_readings(runs)))
 
 
 if __name__ == "__main__":
