@@ -7,6 +7,7 @@ solver), kept in a database so that an interrupted tuning resumes.
         --dask-address tcp://HOST:8786] [--seed 0] \
         [--evals 10] [--metric value] [--pruner hyperband] \
         [--range step_size=1e-3:10] [--fix R=tuned] [--fail-running] \
+        [--continue-from outputs/older.db] \
         [--write configs/tuned_fashion.yml] [--record PATH]
 
 Every solver gets the work of ``--trials`` trials of ``--epochs`` epochs
@@ -22,7 +23,8 @@ configuration, every solver evaluated on the Objective's grid of
 ``eval_epochs``, and the ``TUNED`` entry of ``benchmark_utils/tuned.py``
 is printed and recorded (docs/comparisons.md, "Tune every solver with the
 same budget").  A trial stopped by Ctrl-C is resumed in place by the
-next invocation.
+next invocation.  ``--continue-from`` starts new studies with the trials
+of an older storage's, made in narrower ranges (``carry``).
 
 After each trial the progress over all solvers is printed: trials done
 of the total, the time elapsed and an estimate of the time left.
@@ -32,6 +34,7 @@ settings, budget, sampler, pruner), ``workers`` (the trial loop, parallel
 processes), ``cluster`` (the studies as tasks of a dask cluster),
 ``progress`` (the progress line), ``report`` (record, config, entry),
 ``work`` (the budget in epochs), ``edges`` (winners on the edge of their
-range), ``adequacy`` (best so far against the epochs, ``python -m
-tools.tune.adequacy``), ``cli`` (the command, ``__main__``).
+range), ``carry`` (continuing in wider ranges), ``adequacy`` (best so far
+against the epochs, ``python -m tools.tune.adequacy``), ``cli`` (the
+command, ``__main__``).
 """
