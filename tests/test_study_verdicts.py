@@ -145,6 +145,11 @@ def test_the_report_states_the_rule_first(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith(f"**The rule.** {verdicts.RULE}")
     assert "(epochs: digits 10, wine 10)" in out
+    # two levels of one dataset are listed once
+    levels = tmp_path / "levels.parquet"
+    _runs(datasets=("digits[a=1]", "digits[a=2]")).to_parquet(levels)
+    sv.main([str(levels), "--claims", str(claims)])
+    assert "(epochs: digits 10)" in capsys.readouterr().out
     assert "| SPABA best | MSEBA (strongest rival) | 10 |" in out
     assert ("| SOBA ahead of SPABA | " + " | ".join(["does not hold"] * 6)
             + " |") in out

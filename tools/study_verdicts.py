@@ -263,8 +263,11 @@ def report(df, spec, budget, tau):
     """The page's verdicts and profiles, as Markdown."""
     runs = readings(df, budget)
     n = len(runs[INSTANCE].drop_duplicates())
-    at = ", ".join(f"{d.partition('[')[0]} {b:g}" for d, b in
-                   runs.groupby("dataset")["budget"].first().items())
+    # one entry per dataset name (the corruption levels of one dataset
+    # share their budget)
+    at = ", ".join(dict.fromkeys(
+        f"{d.partition('[')[0]} {b:g}" for d, b in
+        runs.groupby("dataset")["budget"].first().items()))
     lines = [f"**The rule.** {verdicts.RULE}", "",
              f"{n} instances; readings at the budget (epochs: {at}) and at "
              "the end of each run; a run that diverged by a reading counts "
