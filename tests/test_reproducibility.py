@@ -49,8 +49,7 @@ def test_moving_average_with_rho_one_is_the_plain_solver(small_data, ma,
                                                          plain, steps):
     """rho = 1 switches the moving average off: v^x_k = v^x-hat_k, so
     MA-SOBA is SOBA at constant steps and MA-SABA is SABA, bit for bit
-    (the study's ablation of the moving average at equal steps,
-    docs/fashion_study.md)."""
+    (the ablation of the moving average at equal steps)."""
     common = dict(batch_size=8, step_size=0.05, outer_ratio=2.0)
     x0, y0, z0 = start_point(small_data)
     p = problem_of(small_data)

@@ -15,8 +15,7 @@ One figure per dataset, one panel per view that the results support:
 
 ``--views study`` draws instead the test error and H(x) (the validation
 loss) against time and against sample evaluations, and the own y's test
-error against sample evaluations (the tuning study of
-docs/fashion_study.md).
+error against sample evaluations (the comparisons of docs/study.md).
 
 The reference results the runs carry (``objective_ref_*``: x0, x*, all
 weights 1, the oracle weights, the validation-only model, the best single
