@@ -809,3 +809,43 @@ def test_first_names_the_allowed_sources():
         "SOBA", space.solver_space("SOBA"), "covtype-unknown")
     assert [s for s, _ in points] == ["defaults"]
     assert skipped == [("sweep", "no sweep of SOBA on covtype-unknown")]
+
+
+def test_a_config_is_a_first_point(tmp_path, capsys):
+    """``--first config=PATH``: the solver's line of a run config is its
+    study's first trial, with that source in the trial and the record; a
+    solver the config lacks is said; a missing or solver-less config is
+    refused naming --first."""
+    from tools.tune.first import config_values
+
+    config = tmp_path / "winners.yml"
+    config.write_text("solver:\n"
+                      "  - \"SOBA[step_size=0.0512,outer_ratio=0.37,"
+                      "z_ratio=2.5]\"  # criterion 1\n")
+    storage = tmp_path / "t.db"
+    source = f"config={config}"
+    cli.main(_argv(storage, 2, solvers="SOBA,SABA", first=source))
+    said = capsys.readouterr().out
+    assert f"  SOBA: first trial {source}" in said
+    assert f"  SABA: no {source} trial: SABA is not in {config}" in said
+    studies = _studies(storage, _argv(storage, 2, solvers="SOBA,SABA"))
+    first = _trials(studies["SOBA"])[0]
+    assert first.user_attrs["first"] == source
+    assert first.params == {"step_size": 0.0512, "outer_ratio": 0.37,
+                            "z_ratio": 2.5}
+    assert all("first" not in t.user_attrs
+               for t in _trials(studies["SABA"]))
+    assert _record(storage)["solvers"]["SOBA"]["all_trials"][0][
+        "first"] == source
+    config_values.cache_clear()
+    for text, named in [(None, "no such file"),
+                        ("objective: []\n", "no 'solver:' list")]:
+        bad = tmp_path / f"bad{len(named)}.yml"
+        if text is not None:
+            bad.write_text(text)
+        with pytest.raises(SystemExit) as exit_:
+            cli.main(_argv(tmp_path / "u.db", 1, solvers="SOBA",
+                           first=f"config={bad}"))
+        assert exit_.value.code == 2
+        assert f"--first: config={bad}: {named}" in capsys.readouterr().err
+    assert not (tmp_path / "u.db").exists()

@@ -112,10 +112,13 @@ def parser():
                    help="the known-good points each new study runs first, "
                         "in order: sweep (the dataset's tuned values, "
                         "benchmark_utils/tuned.py), defaults (the solver's "
-                        "own); comma-separated, or none (default: "
-                        "%(default)s)")
+                        "own), config=PATH (the solver's line in a run "
+                        "config, e.g. another task's --write); "
+                        "comma-separated, or none (default: %(default)s)")
     p.add_argument("--range", action="append", default=[],
-                   metavar="NAME=LOW:HIGH", help="narrow a parameter's range")
+                   metavar="NAME=LOW:HIGH",
+                   help="a parameter's range, narrower or wider than "
+                        "its default (docs/comparisons.md lists them)")
     p.add_argument("--continue-from", metavar="OLD_STORAGE",
                    help="start each new study with the trials of the same "
                         "study in OLD_STORAGE, made with the same settings "
