@@ -335,7 +335,8 @@ def summary(rec):
                     "its budget" if gain is None else f"the best fell by "
                     f"{gain:.3g} over the last quarter of its budget")
             doubts.append(f"  {solver}: still improving ({what}): give a "
-                          "larger --trials")
+                          "larger --trials if the fall holds on other "
+                          "splits (python -m tools.tune.holdout RECORD)")
     if doubts:
         out += ["", "Before using these winners (docs/comparisons.md, "
                 "\"Is the tuning done?\"):"] + doubts

@@ -101,13 +101,13 @@ class Split:
     seed, through benchopt's dataset and Objective classes; and where
     every trial's exact solves start on it."""
 
-    def __init__(self, bench, dataset_spec, repetition):
+    def __init__(self, bench, dataset_spec, repetition, seed=BASE_SEED):
         self.dataset = _instance(bench.get_datasets(), dataset_spec,
                                  "--dataset")
         self.objective = bench.get_benchmark_objective().get_instance()
         self.context = RunContext().set_run_context(
             self.objective, self.dataset, "tune", repetition=repetition,
-            base_seed=BASE_SEED)
+            base_seed=seed)
         skip, reason = self.objective._set_dataset(self.dataset)
         if skip:
             raise ValueError(f"--dataset {dataset_spec}: the Objective "
@@ -120,15 +120,17 @@ class Split:
 class Runner:
     """The dataset and Objective of ``dataset_spec`` (a benchopt dataset
     selection such as ``mnist[variant=fashion]``) on ``splits`` splits
-    (``Split``: repetitions 0, 1, ...), loaded once; ``run`` scores one
-    solver configuration on them."""
+    (``Split``: repetitions 0, 1, ... of benchopt's ``seed``, its default
+    unless another is given), loaded once; ``run`` scores one solver
+    configuration on them."""
 
-    def __init__(self, dataset_spec, splits=1):
+    def __init__(self, dataset_spec, splits=1, seed=BASE_SEED):
         if not isinstance(splits, int) or splits < 1:
             raise ValueError(f"--splits must be an integer >= 1, got "
                              f"{splits!r}")
         bench = Benchmark(str(ROOT))
-        self.splits = [Split(bench, dataset_spec, r) for r in range(splits)]
+        self.splits = [Split(bench, dataset_spec, r, seed)
+                       for r in range(splits)]
         self.solvers = {s.name: s for s in bench.get_solvers()}
         problem = self.objective.problem
         self.n_samples = problem.n + problem.m
