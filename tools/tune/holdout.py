@@ -91,14 +91,18 @@ def _score(runner, solver, parameters, record):
     return criterion, None
 
 
-def holdout(record, solvers, seed=HOLDOUT_SEED, splits=None, runner=None):
+def holdout(record, solvers, seed=HOLDOUT_SEED, splits=None, runner=None,
+            path=None):
     """The held-out comparison of ``before`` and ``after`` of each of
-    ``solvers`` (a dict, written as the ``--out`` JSON)."""
+    ``solvers`` (a dict, written as the ``--out`` JSON; ``path``, the
+    record's file, is kept in it)."""
     from .run import Runner
 
     splits = splits or record["budget"].get("splits", 1)
     runner = runner or Runner(record["dataset"], splits, seed)
-    out = dict(record_dataset=record["dataset"], seed=seed, splits=splits,
+    out = dict(record=path, record_dataset=record["dataset"],
+               trials=record["budget"].get("trials"), seed=seed,
+               splits=splits,
                epochs=record["budget"]["epochs"],
                evals=record["budget"]["evals"],
                metric=record.get("metric", "value"), solvers={})
@@ -219,7 +223,8 @@ def main(argv=None):
                 f"{sorted(record['solvers'])})")
     if args.splits is not None and args.splits < 1:
         p.error(f"--splits must be an integer >= 1, got {args.splits}")
-    result = holdout(record, solvers, args.seed, args.splits)
+    result = holdout(record, solvers, args.seed, args.splits,
+                     path=args.inputs[0])
     table = markdown([result])
     print(table)
     if args.out:
