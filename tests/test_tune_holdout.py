@@ -82,4 +82,3 @@ def test_bad_input_is_named(tmp_path, capsys):
         holdout.main([str(record), "--show"])
     assert "--show reads the JSONs this command writes" in \
         capsys.readouterr().err
-

@@ -5,9 +5,10 @@ draws any, so that a tuning never ends above them.
 dataset's tuned values (``benchmark_utils/tuned.py``, the values
 ``step_size=tuned`` runs: the winners of the 3 x 4 grids of
 ``configs/tune_*.yml``, and the reference benchmark's tuned steps on
-ijcnn1, covtype and MNIST), and ``defaults``, the solver's own defaults, and ``config=PATH``, the
-solver's line in a run config (the ``--write`` of another tuning: the
-winners of a related task as the first point of this one).
+ijcnn1, covtype and MNIST), ``defaults``, the solver's own defaults, and
+``config=PATH``, the solver's line in a run config (the ``--write`` of
+another tuning: the winners of a related task as the first point of this
+one).
 A point gives each searched parameter its source's value, or the solver's
 default where the source has none; it is rounded as ``space.suggest``
 rounds a drawn value.  A point with a value outside its range is not run,
