@@ -70,6 +70,14 @@ def run_benchopt(tmp_path, *args, env=None, timeout=900):
     return pd.read_parquet(out), status
 
 
+def sleep_when_ready(ready, seconds):
+    """A spawned process's target that says it has started on ``ready``
+    (an Event), then sleeps: a worker that Ctrl-C (SIGINT) stops."""
+    import time
+    ready.set()
+    time.sleep(seconds)
+
+
 def sleep_through_interrupts(ready, seconds):
     """A spawned process's target that ignores Ctrl-C (SIGINT), says so
     on ``ready`` (an Event), then sleeps: a worker that will not stop."""
