@@ -82,3 +82,25 @@ def test_bad_input_is_named(tmp_path, capsys):
         holdout.main([str(record), "--show"])
     assert "--show reads the JSONs this command writes" in \
         capsys.readouterr().err
+
+
+def test_the_studys_hold_out_checks_are_of_its_records():
+    """Each docs/study/holdout_*.json compares the trials its record
+    names today (a continued tuning makes it stale)."""
+    from pathlib import Path
+    from bench_helpers import ROOT
+
+    found = sorted(Path(ROOT, "docs", "study").glob("holdout_*.json"))
+    assert found
+    for path in found:
+        result = json.loads(path.read_text())
+        record = json.loads(Path(ROOT, result["record"]).read_text())
+        assert result["trials"] == record["budget"]["trials"], path.name
+        for solver, s in result["solvers"].items():
+            if "after" not in s:
+                continue
+            before, after = holdout.before_and_after(
+                record["solvers"][solver])
+            assert (s["before"]["trial"], s["after"]["trial"]) == (
+                before["number"], after["number"]), (path.name, solver)
+            assert s["after"]["criterion"] == after["criterion"]
