@@ -71,9 +71,12 @@ def run_benchopt(tmp_path, *args, env=None, timeout=900):
 
 
 def sleep_when_ready(ready, seconds):
-    """A spawned process's target that says it has started on ``ready``
-    (an Event), then sleeps: a worker that Ctrl-C (SIGINT) stops."""
+    """A spawned process's target that takes Ctrl-C (SIGINT) as a
+    tuning's worker does (even where its parent ignores it: an xdist
+    worker), says it has started on ``ready`` (an Event), then sleeps."""
+    import signal
     import time
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     ready.set()
     time.sleep(seconds)
 

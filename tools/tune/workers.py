@@ -325,6 +325,9 @@ def _worker_entry(settings, todo, taken, progress, threads):
     the cores (``exact_kernels.pass_threads``), as benchopt's -j N
     workers do, unless the caller set it."""
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+    # Ctrl-C, even where the parent ignores it (a background job of a
+    # script, a test runner's worker): stop_workers interrupts with it
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     solvers = [solver for solver, n in todo.items() if n > 0]
     runner = None
     while True:
