@@ -64,13 +64,22 @@ def relative_fall(before, after):
     return (before - after) / max(abs(after), 1e-300)
 
 
+def held_out_fall(held_before, held_after):
+    """``relative_fall`` of the two held-out criteria (None for a
+    diverged run: an earlier one diverging is an infinite fall), None
+    when the final best diverged."""
+    if held_after is None:
+        return None
+    return relative_fall(math.inf if held_before is None else held_before,
+                         held_after)
+
+
 def outcome(held_before, held_after, tolerance=IMPROVING):
     """The verdict on a late fall from its two held-out criteria (None
     for a diverged run)."""
-    if held_after is None:
+    fall = held_out_fall(held_before, held_after)
+    if fall is None:
         return "after diverges"
-    fall = relative_fall(math.inf if held_before is None else held_before,
-                         held_after)
     if fall > tolerance:
         return "holds"
     if fall < -tolerance:
@@ -121,16 +130,11 @@ def holdout(record, solvers, seed=HOLDOUT_SEED, splits=None, runner=None,
                               criterion=row["criterion"],
                               parameters=row["parameters"],
                               held_out=held, diverged=why)
+        held = (rows["before"]["held_out"], rows["after"]["held_out"])
         out["solvers"][solver] = dict(
             **rows,
             fall=relative_fall(before["criterion"], after["criterion"]),
-            held_out_fall=(None if rows["after"]["held_out"] is None else
-                           relative_fall(rows["before"]["held_out"]
-                                         if rows["before"]["held_out"]
-                                         is not None else math.inf,
-                                         rows["after"]["held_out"])),
-            outcome=outcome(rows["before"]["held_out"],
-                            rows["after"]["held_out"]))
+            held_out_fall=held_out_fall(*held), outcome=outcome(*held))
     out["elapsed_seconds"] = round(time.perf_counter() - t0, 1)
     return out
 
