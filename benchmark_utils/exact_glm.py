@@ -24,7 +24,8 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit, log_expit
 
-from .exact_kernels import passes_for, warm_up
+from .exact_kernels import (ce_grad_pass, ce_hvp_pass, use_pass_threads,
+                            warm_up)
 
 # Backtracking cannot resolve a decrease of g below this fraction of |g|
 # (rounding of a mean over the training set): there the Newton step is
@@ -126,8 +127,8 @@ class SoftmaxCE:
 
     def value_grad(self, x, y):
         wts, lam = self.weights(x), self.lam(x)
-        loss = passes_for(self.A, self.C).grad(self.A, self.lA, self.W(y),
-                                               wts, self.S, self._G)
+        use_pass_threads(self.A, self.C)
+        loss = ce_grad_pass(self.A, self.lA, self.W(y), wts, self.S, self._G)
         W = self.W(y)
         val = loss + 0.5 * lam @ np.sum(W * W, axis=1)
         grad = (self._G + lam[:, None] * W).ravel()
@@ -136,8 +137,8 @@ class SoftmaxCE:
         return val, grad
 
     def hvp(self, v):
-        passes_for(self.A, self.C).hvp(self.A, self.S, self._wts, self.W(v),
-                                       self._Hv)
+        use_pass_threads(self.A, self.C)
+        ce_hvp_pass(self.A, self.S, self._wts, self.W(v), self._Hv)
         return (self._Hv + self._lam[:, None] * self.W(v)).ravel()
 
     def hvp_rounded(self, v):
@@ -150,8 +151,8 @@ class SoftmaxCE:
         call (63 MB on Fashion-MNIST)."""
         if self._A32 is None:
             self._A32 = self.A.astype(np.float32)
-        passes_for(self._A32, self.C).hvp(self._A32, self.S, self._wts,
-                                          self.W(v), self._Hv)
+        use_pass_threads(self._A32, self.C)
+        ce_hvp_pass(self._A32, self.S, self._wts, self.W(v), self._Hv)
         return (self._Hv + self._lam[:, None] * self.W(v)).ravel()
 
     def precond(self, r):
@@ -176,8 +177,9 @@ class SoftmaxCE:
 
     def f_grad(self, y):
         G = np.empty((self.C, self.p))
-        loss = passes_for(self.B, self.C).grad(self.B, self.lB, self.W(y),
-                                               self._val_wts, self.S_val, G)
+        use_pass_threads(self.B, self.C)
+        loss = ce_grad_pass(self.B, self.lB, self.W(y), self._val_wts,
+                            self.S_val, G)
         return loss, G.ravel()
 
     def grad_x_f(self, x, y):

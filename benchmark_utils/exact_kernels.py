@@ -22,7 +22,6 @@ other runs for the cores; the result is bitwise the same on any number of
 threads.
 """
 import os
-from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -189,29 +188,9 @@ def ce_grad_pass(A, labels, W, wts, S, G):
     for k in prange(CHUNKS):
         losses[k] = _grad_rows(A, labels, W, wts, S, parts[k],
                                (m * k) // CHUNKS, (m * (k + 1)) // CHUNKS)
-    return _sum_grad_parts(parts, losses, G)
-
-
-@njit(cache=True, fastmath=_FAST)
-def ce_grad_pass_one_thread(A, labels, W, wts, S, G):
-    """``ce_grad_pass`` on the calling thread, bitwise the same: the same
-    chunks summed in the same order, without handing them to a pool."""
-    m = A.shape[0]
-    parts = np.empty((CHUNKS,) + G.shape)
-    losses = np.empty(CHUNKS)
-    for k in range(CHUNKS):
-        losses[k] = _grad_rows(A, labels, W, wts, S, parts[k],
-                               (m * k) // CHUNKS, (m * (k + 1)) // CHUNKS)
-    return _sum_grad_parts(parts, losses, G)
-
-
-@njit(cache=True, fastmath=_FAST)
-def _sum_grad_parts(parts, losses, G):
-    """G = the chunks' terms and the loss, summed in a fixed order (any
-    number of threads gives the same bits)."""
     G[:] = parts[0]
     loss = losses[0]
-    for k in range(1, CHUNKS):
+    for k in range(1, CHUNKS):  # a fixed order: any number of threads
         G += parts[k]
         loss += losses[k]
     return loss
@@ -225,37 +204,10 @@ def ce_hvp_pass(A, S, wts, V, out):
     for k in prange(CHUNKS):
         _hvp_rows(A, S, wts, V, parts[k], (m * k) // CHUNKS,
                   (m * (k + 1)) // CHUNKS)
-    _sum_parts(parts, out)
-
-
-@njit(cache=True, fastmath=_FAST)
-def ce_hvp_pass_one_thread(A, S, wts, V, out):
-    """``ce_hvp_pass`` on the calling thread, bitwise the same."""
-    m = A.shape[0]
-    parts = np.empty((CHUNKS,) + out.shape)
-    for k in range(CHUNKS):
-        _hvp_rows(A, S, wts, V, parts[k], (m * k) // CHUNKS,
-                  (m * (k + 1)) // CHUNKS)
-    _sum_parts(parts, out)
-
-
-@njit(cache=True, fastmath=_FAST)
-def _sum_parts(parts, out):
-    """out = the chunks' terms summed in a fixed order."""
     out[:] = parts[0]
     for k in range(1, CHUNKS):
         out += parts[k]
 
-
-class Passes(NamedTuple):
-    """The two passes a metric evaluation calls: ``grad`` (``ce_grad_pass``'s
-    signature) and ``hvp`` (``ce_hvp_pass``'s)."""
-    grad: object
-    hvp: object
-
-
-POOLED = Passes(ce_grad_pass, ce_hvp_pass)
-ONE_THREAD = Passes(ce_grad_pass_one_thread, ce_hvp_pass_one_thread)
 
 # Passes over fewer entries than this run on one thread: splitting them
 # costs more than it saves (and a thread waiting for a busy core's sibling
@@ -263,15 +215,11 @@ ONE_THREAD = Passes(ce_grad_pass_one_thread, ce_hvp_pass_one_thread)
 PARALLEL_MIN = 2_000_000
 
 
-def passes_for(A, n_classes):
-    """The passes to run over ``A`` (``n_classes`` classes) on this thread:
-    the pooled ones on ``pass_threads()`` threads for a large ``A``; for a
-    small one, the one-thread twins, which skip the pool's hand-off (it
-    costs about 0.4 ms a pass, a hundred times wine's whole pass)."""
-    if A.shape[0] * A.shape[1] * n_classes >= PARALLEL_MIN:
-        numba.set_num_threads(pass_threads())
-        return POOLED
-    return ONE_THREAD
+def use_pass_threads(A, n_classes):
+    """Run the next passes of this thread over ``A`` (``n_classes``
+    classes) on ``pass_threads()`` threads, on one for a small ``A``."""
+    large = A.shape[0] * A.shape[1] * n_classes >= PARALLEL_MIN
+    numba.set_num_threads(pass_threads() if large else 1)
 
 
 def pass_threads():
@@ -295,15 +243,12 @@ def pass_threads():
 
 def warm_up():
     """Compile (or load from numba's cache) the passes on a tiny problem,
-    so that the first metric evaluation of a run does not pay for it: the
-    pooled ones and their one-thread twins, both on float64 features, the
-    Hessian-vector one on float32 features too (``exact_glm``'s rounded
-    products)."""
+    so that the first metric evaluation of a run does not pay for it: both
+    on float64 features, the Hessian-vector one on float32 features too
+    (``exact_glm``'s rounded products)."""
     A = np.ones((5, 2))
     S = np.empty((5, 2))
     G = np.empty((2, 2))
-    for passes in (POOLED, ONE_THREAD):
-        passes.grad(A, np.zeros(5, dtype=np.int64), G, np.ones(5), S,
-                    G.copy())
-        passes.hvp(A, S, np.ones(5), G, np.empty((2, 2)))
-        passes.hvp(A.astype(np.float32), S, np.ones(5), G, np.empty((2, 2)))
+    ce_grad_pass(A, np.zeros(5, dtype=np.int64), G, np.ones(5), S, G.copy())
+    ce_hvp_pass(A, S, np.ones(5), G, np.empty((2, 2)))
+    ce_hvp_pass(A.astype(np.float32), S, np.ones(5), G, np.empty((2, 2)))

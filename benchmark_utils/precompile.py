@@ -171,9 +171,8 @@ def is_ready(kernel):
     and a look at the cache's index, nothing compiled or loaded."""
     if kernel.entry == "metrics":
         from . import exact_kernels
-        return all(_holds_n(passes.grad, 1) and _holds_n(passes.hvp, 2)
-                   for passes in (exact_kernels.POOLED,
-                                  exact_kernels.ONE_THREAD))
+        return (_holds_n(exact_kernels.ce_grad_pass, 1)
+                and _holds_n(exact_kernels.ce_hvp_pass, 2))
     if kernel.entry == "core":
         run = engine.core_run(kernel.dtype, kernel.task)
     else:

@@ -9,7 +9,6 @@ from scipy.special import expit, logsumexp, softmax
 from threadpoolctl import threadpool_info
 
 from benchmark_utils import exact_glm, metrics as metrics_mod
-from benchmark_utils import exact_kernels
 from benchmark_utils.exact_kernels import ce_grad_pass, ce_hvp_pass
 from benchmark_utils.metrics import evaluate, make_metrics
 from benchmark_utils.tasks.registry import get_task
@@ -109,40 +108,6 @@ def test_fused_passes_against_numpy(m, p, C):
         K = np.diag(ref_S[j]) - np.outer(ref_S[j], ref_S[j])
         ref += w[j] * np.outer(K @ (V @ A[j]), A[j])
     np.testing.assert_allclose(out, ref, rtol=1e-12, atol=1e-13)
-
-
-@pytest.mark.parametrize("m, p, C", [(178, 13, 3), (9, 130, 4), (1, 3, 2)])
-@pytest.mark.parametrize("dtype", (np.float64, np.float32))
-def test_one_thread_passes_are_the_pooled_ones_bitwise(m, p, C, dtype):
-    """The one-thread twins (small data) give the pooled passes' bits:
-    the same chunks, summed in the same order."""
-    rng = np.random.default_rng(m * p)
-    A = rng.standard_normal((m, p)).astype(dtype)
-    lab = rng.integers(0, C, m)
-    W, V = rng.standard_normal((C, p)), rng.standard_normal((C, p))
-    w = rng.random(m)
-    results = []
-    for passes in (exact_kernels.POOLED, exact_kernels.ONE_THREAD):
-        S, G, out = np.empty((m, C)), np.empty((C, p)), np.empty((C, p))
-        A64 = A.astype(np.float64)
-        loss = passes.grad(A64, lab, W, w, S, G)
-        passes.hvp(A, S, w, V, out)
-        results.append((loss, S, G, out))
-    (l0, *arrays0), (l1, *arrays1) = results
-    assert l0 == l1
-    for a0, a1 in zip(arrays0, arrays1):
-        assert np.array_equal(a0, a1)
-
-
-def test_passes_for_takes_the_pool_for_large_data_only():
-    """Below ``PARALLEL_MIN`` entries a pass runs on the calling thread:
-    handing wine's pass to the pool costs a hundred times the pass."""
-    small = np.empty((178, 13))
-    assert exact_kernels.passes_for(small, 3) is exact_kernels.ONE_THREAD
-    rows = exact_kernels.PARALLEL_MIN // 10
-    large = np.empty((rows, 10))
-    assert exact_kernels.passes_for(large, 1) is exact_kernels.POOLED
-    assert exact_kernels.passes_for(large[:-1], 1) is exact_kernels.ONE_THREAD
 
 
 @pytest.mark.parametrize("task", ("multilogreg", "datacleaning"))
