@@ -42,10 +42,12 @@ def test_only_the_report_commands_run(command):
         study_page.run(command)
 
 
-def test_a_command_that_runs_solvers_runs_only_reading_stored_results():
-    with pytest.raises(ValueError, match="tools.tune.holdout only with "
+@pytest.mark.parametrize("module", ["holdout", "confirm"])
+def test_a_command_that_runs_solvers_runs_only_reading_stored_results(
+        module):
+    with pytest.raises(ValueError, match=f"tools.tune.{module} only with "
                                          "--show"):
-        study_page.run("python -m tools.tune.holdout "
+        study_page.run(f"python -m tools.tune.{module} "
                        "docs/study/tune_digits.json")
 
 

@@ -46,6 +46,7 @@ CALLS_AT_BUDGET = 63  # the callback call of benchopt's 12th point
 # seed's first repetitions, ``run.BASE_SEED``)
 COMPARISON_SEED = 1
 MAX_RUNS = 12  # benchopt's -n: points at calls 0, 1, ..., 63, 94
+HORIZON = 1.5  # the last point (call 94 of 63), in tuning budgets
 OBJECTIVE = "Bilevel Optimization"  # the benchmark's Objective
 
 
@@ -221,11 +222,13 @@ def solver_string(solver, parameters):
     return f"{solver}[{body}]" if body else solver
 
 
-def config_text(rec, record_file=None):
+def config_text(rec, record_file=None, confirmed=None):
     """A benchopt run config: the Objective on the tuning's grid of
     evaluations (``eval_epochs``), the dataset and each solver's best
     configuration, five repetitions, ``MAX_RUNS`` points, and a note of
-    the study."""
+    the study.  ``confirmed`` (``tools.tune.confirm``'s result) replaces
+    a solver's best by its confirmed winner, the first trial in order of
+    criterion that diverges on none of the held-out splits."""
     b = rec["budget"]
     spent = (f"{b['trials']} trials of {b['epochs']:g} epochs each"
              if b.get("kind", "trials") == "trials" else
@@ -244,7 +247,10 @@ def config_text(rec, record_file=None):
         "eval_epochs: every solver is evaluated after the same sample "
         f"evaluations: callback call {CALLS_AT_BUDGET} at {b['epochs']:g} "
         f"epochs, the last of the {MAX_RUNS + 1} points at "
-        f"{1.5 * b['epochs']:g}.", 76)]
+        f"{HORIZON * b['epochs']:g}.", 76)]
+    if confirmed is not None:
+        lines += ["# " + line for line in textwrap.wrap(
+            confirm_note(confirmed), 76)]
     lines += ["objective:",
               f'  - "{OBJECTIVE}[eval_epochs={eval_epochs(b["epochs"])!r}]"',
               "dataset:", f'  - "{rec["dataset"]}"', "solver:"]
@@ -253,9 +259,19 @@ def config_text(rec, record_file=None):
         if srec["best"] is None:
             missing.append(solver)
             continue
-        crit = srec["best"]["criterion"]
-        lines.append(f'  - "{solver_string(solver, srec["best"]["parameters"])}'
-                     f'"  # criterion {crit:.6g}')
+        chosen, said = srec["best"], ""
+        held = (confirmed or {}).get("solvers", {}).get(solver, {})
+        if held.get("confirmed") is not None:
+            chosen = held["confirmed"]
+            if held["rank"] > 1:
+                better = ("the better one diverges" if held["rank"] == 2
+                          else f"the {held['rank'] - 1} better diverge")
+                said = f"; rank {held['rank']}: {better} held out"
+        elif held:
+            said = f"; {held['outcome']}"
+        crit = chosen["criterion"]
+        lines.append(f'  - "{solver_string(solver, chosen["parameters"])}'
+                     f'"  # criterion {crit:.6g}{said}')
     if len(missing) == len(rec["solvers"]):
         raise ValueError("no solver has a complete trial: nothing to write "
                          "(every trial diverged or was pruned)")
@@ -266,6 +282,15 @@ def config_text(rec, record_file=None):
               "scored on", f"seed: {COMPARISON_SEED}",
               "n-repetitions: 5", f"max-runs: {MAX_RUNS}"]
     return "\n".join(lines) + "\n"
+
+
+def confirm_note(confirmed):
+    """The config's line on how its winners were confirmed."""
+    return (f"Confirmed by `python -m tools.tune.confirm`: each winner is "
+            f"the first complete trial, in order of criterion, that "
+            f"diverges on none of {confirmed['splits']} splits of seed "
+            f"{confirmed['seed']} over {confirmed['epochs']:g} epochs (the "
+            "comparison's last point).")
 
 
 def tuned_entry(rec):

@@ -61,9 +61,12 @@ CRITERION_TOLERANCES = {"value": (1e-9, 1e-3), "val_error": (1e-9, 1e-3),
 class Diverged(Exception):
     """A run whose metrics cannot be trusted; the message says why."""
 
-    def __init__(self, reason, epochs):
+    def __init__(self, reason, epochs, split=0, split_epochs=None):
         super().__init__(reason)
         self.reason, self.epochs = reason, epochs
+        # the split it diverged on, and when on that split
+        self.split = split
+        self.split_epochs = epochs if split_epochs is None else split_epochs
 
 
 def check_metric(name):
@@ -203,7 +206,7 @@ class Runner:
         self.clock = dict(solver=0.0, metrics=0.0)
         self.drawn = 0.0
         scores, step = [], 0
-        for split in self.splits:
+        for index, split in enumerate(self.splits):
             before = self.drawn
             solver = self._start(name, values, split, metric)
             state, previous = solver.state, split.start_value
@@ -226,7 +229,8 @@ class Runner:
                               f"(benchopt's test: by more than {RISE:g})")
                 previous = out.get("value", previous)
                 if reason is not None:
-                    raise Diverged(reason, before + out["epochs"])
+                    raise Diverged(reason, before + out["epochs"], index,
+                                   out["epochs"])
                 scores.append(math.log10(max(v, 1e-300))
                               if METRICS[metric] else v)
                 if report is not None:

@@ -1,0 +1,220 @@
+"""Is a tuning's winner stable where the comparison runs it?
+
+A trial is ranked only if it diverged on none of the tuning's splits over
+the tuning's epochs.  The comparison then runs each winner on splits the
+trials never saw (benchopt's ``--seed`` of the run config) and for
+``HORIZON`` times as long (its last point).  A search that rewards speed
+ends at the edge of stability, the longest steps that survive a few
+splits; such a winner can diverge on others or after the budget (on
+breast_cancer, 569 samples, 31 of 140 comparison runs of the five-split
+winners).  This command confirms each winner before any comparison: it
+runs the solver's complete ranked trials, in order of criterion, on
+``--splits`` splits (10, as many as the study's comparisons
+repeat) of another benchopt seed (``holdout.HOLDOUT_SEED``,
+neither the tuning's nor the comparisons'), over ``HORIZON`` times the
+tuning's epochs, and takes the first that diverges on none of them.  The
+order is the tuning's criterion; the held-out splits decide stability
+only, so no test split and no comparison split enters the choice:
+
+    python -m tools.tune.confirm docs/study/tune_breast_cancer_5splits.json \\
+        --out docs/study/confirm_breast_cancer_5splits.json \\
+        --write configs/tuned_breast_cancer_5splits.yml
+    python -m tools.tune.confirm --show docs/study/confirm_*.json
+
+A solver none of whose first ``--candidates`` trials is confirmed keeps
+its tuning winner, flagged in the table and in the run config.
+"""
+import argparse
+import json
+import math
+import sys
+import time
+
+from .holdout import HOLDOUT_SEED
+from .report import HORIZON, config_text, write_atomic
+from .run import Diverged
+
+CANDIDATES = 40  # trials tried per solver before giving up
+SPLITS = 10  # held-out splits: as many as a study's comparison repeats
+
+
+def candidates(solver_record, limit=CANDIDATES):
+    """The first ``limit`` complete ranked trials of a solver's record,
+    best criterion first (ties by trial number)."""
+    rows = [r for r in solver_record["all_trials"]
+            if r.get("ranked") and r.get("criterion") is not None]
+    return sorted(rows, key=lambda r: (r["criterion"], r["number"]))[:limit]
+
+
+def horizon_of(record):
+    """``(epochs, evals)`` of a confirmation run: ``HORIZON`` times the
+    tuning's epochs, with its points as far apart as the tuning's."""
+    budget = record["budget"]
+    return (HORIZON * budget["epochs"],
+            math.ceil(HORIZON * budget["evals"]))
+
+
+def confirm(record, solvers, seed=HOLDOUT_SEED, splits=SPLITS,
+            limit=CANDIDATES, runner=None, path=None, log=print):
+    """Each of ``solvers``' confirmed winner (a dict, written as the
+    ``--out`` JSON; ``path``, the record's file, is kept in it)."""
+    from .run import Runner
+
+    runner = runner or Runner(record["dataset"], splits, seed)
+    splits = len(runner.splits)
+    epochs, evals = horizon_of(record)
+    metric = record.get("metric", "value")
+    out = dict(record=path, record_dataset=record["dataset"], seed=seed,
+               splits=splits, epochs=epochs, evals=evals,
+               tuning_epochs=record["budget"]["epochs"], metric=metric,
+               candidates=limit, solvers={})
+    t0 = time.perf_counter()
+    for solver in solvers:
+        rows = candidates(record["solvers"][solver], limit)
+        tried, chosen = [], None
+        for rank, row in enumerate(rows, start=1):
+            try:
+                held, _ = runner.run(solver, row["parameters"], epochs,
+                                     evals, metric)
+                why = None
+            except Diverged as err:
+                held = None
+                why = (f"diverged on split {err.split} at "
+                       f"{err.split_epochs:.3g} epochs: {err.reason}")
+            tried.append(dict(rank=rank, trial=row["number"],
+                              criterion=row["criterion"],
+                              parameters=row["parameters"],
+                              held_out=held, diverged=why))
+            if why is None:
+                chosen = tried[-1]
+                break
+        out["solvers"][solver] = dict(
+            tried=tried, confirmed=chosen,
+            rank=None if chosen is None else chosen["rank"],
+            outcome=_outcome(chosen, len(rows)))
+        if log is not None:
+            log(f"  {solver}: {out['solvers'][solver]['outcome']}")
+    out["elapsed_seconds"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def _outcome(chosen, n_rows):
+    if n_rows == 0:
+        return "no complete trial"
+    if chosen is None:
+        return (f"none of the best {n_rows} confirmed: the tuning's "
+                "winner kept")
+    if chosen["rank"] == 1:
+        return "winner confirmed"
+    return f"rank {chosen['rank']} confirmed"
+
+
+def _criterion(value):
+    return "diverged" if value is None else f"{value:.4g}"
+
+
+def markdown(results):
+    """One Markdown table over ``results`` (the ``--out`` JSONs), a row
+    per solver: its tuning winner, held out, and the trial confirmed."""
+    head = ("| task | solver | winner: trial, criterion | held out | "
+            "confirmed: rank, trial, criterion | outcome |\n"
+            "|---|---|---|---|---|---|")
+    rows, count = [], {}
+    for res in results:
+        for solver, s in res["solvers"].items():
+            key = ("winner confirmed" if s["rank"] == 1 else
+                   "another confirmed" if s["rank"] else "none confirmed")
+            count[key] = count.get(key, 0) + 1
+            if not s["tried"]:
+                rows.append(f"| {res['record_dataset']} | {solver} | — | — "
+                            f"| — | {s['outcome']} |")
+                continue
+            first, c = s["tried"][0], s["confirmed"]
+            held = (_criterion(first["held_out"]) if first["diverged"] is None
+                    else first["diverged"].partition(":")[0])
+            rows.append(
+                f"| {res['record_dataset']} | {solver} | {first['trial']}, "
+                f"{first['criterion']:.4g} | {held} | "
+                + ("—" if c is None else
+                   f"{c['rank']}, {c['trial']}, {c['criterion']:.4g}")
+                + f" | {s['outcome']} |")
+    where = "; ".join(sorted({
+        f"{r['splits']} splits of seed {r['seed']} over {r['epochs']:g} "
+        f"epochs ({r['epochs'] / r['tuning_epochs']:g} x the tuning's)"
+        for r in results}))
+    summary = ", ".join(f"{k}: {v}" for k, v in sorted(count.items()))
+    return "\n".join([head, *rows, "", f"Held out on {where}; {summary}."])
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m tools.tune.confirm",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("inputs", nargs="+", metavar="FILE",
+                   help="a tuning's JSON record (or, with --show, the "
+                        "--out JSONs to tabulate)")
+    p.add_argument("--solvers", help="comma-separated (default: every "
+                                     "solver of the record)")
+    p.add_argument("--seed", type=int, default=HOLDOUT_SEED,
+                   help="benchopt's seed of the held-out splits (default: "
+                        "%(default)s; the tuning scores seed 0's, the "
+                        "study's comparisons seeds 1 to 3)")
+    p.add_argument("--splits", type=int, default=SPLITS,
+                   help="held-out splits (default: %(default)s, the "
+                        "study's repetitions of each comparison)")
+    p.add_argument("--candidates", type=int, default=CANDIDATES,
+                   help="trials tried per solver, best first (default: "
+                        "%(default)s)")
+    p.add_argument("--out", metavar="PATH", help="write the results here "
+                                                 "(JSON)")
+    p.add_argument("--write", metavar="PATH",
+                   help="write the run config of the confirmed winners")
+    p.add_argument("--show", action="store_true",
+                   help="print the table of --out JSONs, running nothing")
+    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        loaded = []
+        for path in args.inputs:
+            with open(path) as handle:
+                loaded.append(json.load(handle))
+    except (OSError, ValueError) as err:
+        p.error(f"not a readable JSON file ({err})")
+    if args.show:
+        if any("solvers" not in r or "candidates" not in r for r in loaded):
+            p.error("--show reads the JSONs this command writes (--out)")
+        print(markdown(loaded))
+        return 0
+    if len(loaded) != 1:
+        p.error("give one tuning record (several with --show only)")
+    record = loaded[0]
+    if "budget" not in record or "solvers" not in record:
+        p.error(f"{args.inputs[0]}: not a tuning record")
+    solvers = (list(record["solvers"]) if not args.solvers else
+               [s.strip() for s in args.solvers.split(",") if s.strip()])
+    unknown = [s for s in solvers if s not in record["solvers"]]
+    if unknown:
+        p.error(f"--solvers: {unknown} not in the record (it has "
+                f"{sorted(record['solvers'])})")
+    for name in ("splits", "candidates"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            p.error(f"--{name} must be an integer >= 1, got {value}")
+    epochs, _ = horizon_of(record)
+    print(f"confirming {len(solvers)} winners of {args.inputs[0]} over "
+          f"{epochs:g} epochs on held-out splits (seed {args.seed}) ...",
+          flush=True)
+    result = confirm(record, solvers, args.seed, args.splits,
+                     args.candidates, path=args.inputs[0])
+    print(markdown([result]))
+    if args.out:
+        write_atomic(args.out, json.dumps(result, indent=1) + "\n")
+        print(f"written to {args.out}")
+    if args.write:
+        write_atomic(args.write, config_text(record, args.inputs[0],
+                                             confirmed=result))
+        print(f"run config written to {args.write}: benchopt run . "
+              f"--config {args.write}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
