@@ -55,9 +55,10 @@ def horizon_of(record):
 
 
 def confirm(record, solvers, seed=HOLDOUT_SEED, splits=SPLITS,
-            limit=CANDIDATES, runner=None, path=None, log=print):
+            limit=CANDIDATES, runner=None, path=None, log=None):
     """Each of ``solvers``' confirmed winner (a dict, written as the
-    ``--out`` JSON; ``path``, the record's file, is kept in it)."""
+    ``--out`` JSON; ``path``, the record's file, is kept in it);
+    ``log(text)``, if given, is told each run as it starts and ends."""
     from .run import Runner
 
     runner = runner or Runner(record["dataset"], splits, seed)
@@ -73,6 +74,10 @@ def confirm(record, solvers, seed=HOLDOUT_SEED, splits=SPLITS,
         rows = candidates(record["solvers"][solver], limit)
         tried, chosen = [], None
         for rank, row in enumerate(rows, start=1):
+            if log is not None:
+                log(f"  {solver}: rank {rank}, trial {row['number']}, on "
+                    f"{splits} splits ...")
+            start = time.perf_counter()
             try:
                 held, _ = runner.run(solver, row["parameters"], epochs,
                                      evals, metric)
@@ -81,6 +86,9 @@ def confirm(record, solvers, seed=HOLDOUT_SEED, splits=SPLITS,
                 held = None
                 why = (f"diverged on split {err.split} at "
                        f"{err.split_epochs:.3g} epochs: {err.reason}")
+            if log is not None:
+                said = f"held out {held:.4g}" if why is None else why
+                log(f"    {said} ({time.perf_counter() - start:.1f} s)")
             tried.append(dict(rank=rank, trial=row["number"],
                               criterion=row["criterion"],
                               parameters=row["parameters"],
@@ -93,7 +101,7 @@ def confirm(record, solvers, seed=HOLDOUT_SEED, splits=SPLITS,
             rank=None if chosen is None else chosen["rank"],
             outcome=_outcome(chosen, len(rows)))
         if log is not None:
-            log(f"  {solver}: {out['solvers'][solver]['outcome']}")
+            log(f"{solver}: {out['solvers'][solver]['outcome']}")
     out["elapsed_seconds"] = round(time.perf_counter() - t0, 1)
     return out
 
@@ -107,6 +115,10 @@ def _outcome(chosen, n_rows):
     if chosen["rank"] == 1:
         return "winner confirmed"
     return f"rank {chosen['rank']} confirmed"
+
+
+def _say(text):
+    print(text, flush=True)
 
 
 def _criterion(value):
@@ -203,7 +215,7 @@ def main(argv=None):
           f"{epochs:g} epochs on held-out splits (seed {args.seed}) ...",
           flush=True)
     result = confirm(record, solvers, args.seed, args.splits,
-                     args.candidates, path=args.inputs[0])
+                     args.candidates, path=args.inputs[0], log=_say)
     print(markdown([result]))
     if args.out:
         write_atomic(args.out, json.dumps(result, indent=1) + "\n")
