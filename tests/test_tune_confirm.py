@@ -131,3 +131,16 @@ def test_the_study_compares_its_confirmed_winners(confirmed, config, study):
                      ran[0][len(solver) + 1:-1].split(","))
         for key, value in chosen["parameters"].items():
             assert given[key] == report._fmt(value), (solver, key)
+
+
+def test_two_processes_confirm_what_one_does(tmp_path):
+    """--jobs 2 splits the solvers over two processes: the same runs,
+    bit for bit."""
+    record = _record()
+    record["solvers"]["SABA"] = json.loads(json.dumps(
+        record["solvers"]["SOBA"]))
+    one = confirm.confirm(record, ["SOBA", "SABA"])
+    two = confirm.confirm(record, ["SOBA", "SABA"], jobs=2)
+    for key in ("solvers", "splits", "epochs", "evals", "seed"):
+        assert one[key] == two[key]
+    assert one["solvers"]["SABA"]["rank"] == 2

@@ -25,8 +25,11 @@ A solver none of whose first ``--candidates`` trials is confirmed keeps
 its tuning winner, flagged in the table and in the run config.
 """
 import argparse
+import concurrent.futures
 import json
 import math
+import multiprocessing
+import os
 import sys
 import time
 
@@ -55,55 +58,105 @@ def horizon_of(record):
 
 
 def confirm(record, solvers, seed=HOLDOUT_SEED, splits=SPLITS,
-            limit=CANDIDATES, runner=None, path=None, log=None):
+            limit=CANDIDATES, runner=None, path=None, log=None, jobs=1):
     """Each of ``solvers``' confirmed winner (a dict, written as the
     ``--out`` JSON; ``path``, the record's file, is kept in it);
-    ``log(text)``, if given, is told each run as it starts and ends."""
-    from .run import Runner
-
-    runner = runner or Runner(record["dataset"], splits, seed)
-    splits = len(runner.splits)
+    ``log(text)``, if given, is told each run as it starts and ends.
+    With ``jobs`` > 1 the solvers run in that many processes, each with
+    its own runner, the results the same (every run's exact solves start
+    from the split's own starting solutions, ``run.Runner.run``)."""
     epochs, evals = horizon_of(record)
     metric = record.get("metric", "value")
+    rows = {s: candidates(record["solvers"][s], limit) for s in solvers}
+    t0 = time.perf_counter()
+    if jobs > 1 and len(solvers) > 1:
+        results, splits = _in_processes(
+            record["dataset"], splits, seed, rows, (epochs, evals, metric),
+            jobs=jobs, say=log is not None)
+    else:
+        from .run import Runner
+
+        runner = runner or Runner(record["dataset"], splits, seed)
+        splits = len(runner.splits)
+        results = {s: confirm_solver(runner, s, rows[s], epochs, evals,
+                                     metric, log) for s in solvers}
     out = dict(record=path, record_dataset=record["dataset"], seed=seed,
                splits=splits, epochs=epochs, evals=evals,
                tuning_epochs=record["budget"]["epochs"], metric=metric,
-               candidates=limit, solvers={})
-    t0 = time.perf_counter()
-    for solver in solvers:
-        rows = candidates(record["solvers"][solver], limit)
-        tried, chosen = [], None
-        for rank, row in enumerate(rows, start=1):
-            if log is not None:
-                log(f"  {solver}: rank {rank}, trial {row['number']}, on "
-                    f"{splits} splits ...")
-            start = time.perf_counter()
-            try:
-                held, _ = runner.run(solver, row["parameters"], epochs,
-                                     evals, metric)
-                why = None
-            except Diverged as err:
-                held = None
-                why = (f"diverged on split {err.split} at "
-                       f"{err.split_epochs:.3g} epochs: {err.reason}")
-            if log is not None:
-                said = f"held out {held:.4g}" if why is None else why
-                log(f"    {said} ({time.perf_counter() - start:.1f} s)")
-            tried.append(dict(rank=rank, trial=row["number"],
-                              criterion=row["criterion"],
-                              parameters=row["parameters"],
-                              held_out=held, diverged=why))
-            if why is None:
-                chosen = tried[-1]
-                break
-        out["solvers"][solver] = dict(
-            tried=tried, confirmed=chosen,
-            rank=None if chosen is None else chosen["rank"],
-            outcome=_outcome(chosen, len(rows)))
-        if log is not None:
-            log(f"{solver}: {out['solvers'][solver]['outcome']}")
+               candidates=limit, solvers={s: results[s] for s in solvers})
     out["elapsed_seconds"] = round(time.perf_counter() - t0, 1)
     return out
+
+
+def confirm_solver(runner, solver, rows, epochs, evals, metric, log=None):
+    """The first of ``rows`` (trial rows, best first) whose run of
+    ``epochs`` (``evals`` points) diverges on none of the runner's
+    splits: ``{tried, confirmed, rank, outcome}``."""
+    tried, chosen = [], None
+    for rank, row in enumerate(rows, start=1):
+        if log is not None:
+            log(f"  {solver}: rank {rank}, trial {row['number']}, on "
+                f"{len(runner.splits)} splits ...")
+        start = time.perf_counter()
+        try:
+            held, _ = runner.run(solver, row["parameters"], epochs, evals,
+                                 metric)
+            why = None
+        except Diverged as err:
+            held = None
+            why = (f"diverged on split {err.split} at "
+                   f"{err.split_epochs:.3g} epochs: {err.reason}")
+        if log is not None:
+            said = f"held out {held:.4g}" if why is None else why
+            log(f"    {said} ({time.perf_counter() - start:.1f} s)")
+        tried.append(dict(rank=rank, trial=row["number"],
+                          criterion=row["criterion"],
+                          parameters=row["parameters"],
+                          held_out=held, diverged=why))
+        if why is None:
+            chosen = tried[-1]
+            break
+    result = dict(tried=tried, confirmed=chosen,
+                  rank=None if chosen is None else chosen["rank"],
+                  outcome=_outcome(chosen, len(rows)))
+    if log is not None:
+        log(f"{solver}: {result['outcome']}")
+    return result
+
+
+_RUNNER = None  # a worker process's runner
+
+
+def _start_worker(dataset, splits, seed, threads):
+    """A worker's runner, its metric passes on its share of the cores."""
+    global _RUNNER
+    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+    from .run import Runner
+
+    _RUNNER = Runner(dataset, splits, seed)
+
+
+def _work(solver, rows, horizon, say):
+    """A worker's ``confirm_solver``, printing its runs when ``say``."""
+    return (confirm_solver(_RUNNER, solver, rows, *horizon,
+                           log=_say if say else None),
+            len(_RUNNER.splits))
+
+
+def _in_processes(dataset, splits, seed, rows, horizon, jobs, say):
+    """``confirm_solver`` of each solver of ``rows`` in ``jobs`` spawned
+    processes, each printing its runs when ``say``: ``({solver:
+    result}, splits)``."""
+    context = multiprocessing.get_context("spawn")
+    threads = max(1, len(os.sched_getaffinity(0)) // jobs)
+    with concurrent.futures.ProcessPoolExecutor(
+            jobs, mp_context=context, initializer=_start_worker,
+            initargs=(dataset, splits, seed, threads)) as pool:
+        futures = {s: pool.submit(_work, s, r, horizon, say)
+                   for s, r in rows.items()}
+        done = {s: f.result() for s, f in futures.items()}
+    return ({s: r for s, (r, _) in done.items()},
+            next(iter(done.values()))[1])
 
 
 def _outcome(chosen, n_rows):
@@ -176,6 +229,9 @@ def main(argv=None):
     p.add_argument("--candidates", type=int, default=CANDIDATES,
                    help="trials tried per solver, best first (default: "
                         "%(default)s)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="processes, each confirming its share of the "
+                        "solvers (the results do not depend on it)")
     p.add_argument("--out", metavar="PATH", help="write the results here "
                                                  "(JSON)")
     p.add_argument("--write", metavar="PATH",
@@ -206,7 +262,7 @@ def main(argv=None):
     if unknown:
         p.error(f"--solvers: {unknown} not in the record (it has "
                 f"{sorted(record['solvers'])})")
-    for name in ("splits", "candidates"):
+    for name in ("splits", "candidates", "jobs"):
         value = getattr(args, name)
         if value is not None and value < 1:
             p.error(f"--{name} must be an integer >= 1, got {value}")
@@ -215,7 +271,8 @@ def main(argv=None):
           f"{epochs:g} epochs on held-out splits (seed {args.seed}) ...",
           flush=True)
     result = confirm(record, solvers, args.seed, args.splits,
-                     args.candidates, path=args.inputs[0], log=_say)
+                     args.candidates, path=args.inputs[0], log=_say,
+                     jobs=args.jobs)
     print(markdown([result]))
     if args.out:
         write_atomic(args.out, json.dumps(result, indent=1) + "\n")
