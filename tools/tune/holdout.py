@@ -96,7 +96,8 @@ def _score(runner, solver, parameters, record):
                                   budget["evals"], record.get("metric",
                                                               "value"))
     except Diverged as err:
-        return None, f"diverged at {err.epochs:.3g} epochs: {err.reason}"
+        return None, (f"diverged on split {err.split} at "
+                      f"{err.split_epochs:.3g} epochs: {err.reason}")
     return criterion, None
 
 
