@@ -180,3 +180,27 @@ def test_an_ablation_variant_is_no_rival():
     assert h.loc["SPABA best", "against"] == "MSEBA (strongest rival)"
     assert h.loc["clipping helps MSEBA", "median"] == pytest.approx(0.5)
     assert h.loc["clipping helps MSEBA", "verdict"] == "does not hold"
+
+
+def test_the_summary_alone_is_the_reports_table(tmp_path, capsys):
+    """--summary prints the report's table of verdicts, --only its rows
+    about one thing, read with Holm's correction over every claim."""
+    path = tmp_path / "r.parquet"
+    _runs().to_parquet(path)
+    claims = tmp_path / "c.yml"
+    claims.write_text(yaml.safe_dump(SPEC))
+    sv.main([str(path), "--claims", str(claims)])
+    full = capsys.readouterr().out
+    assert sv.main([str(path), "--claims", str(claims), "--summary"]) == 0
+    table = capsys.readouterr().out.strip()
+    assert table in full and table.startswith("| claim |")
+    sv.main([str(path), "--claims", str(claims), "--summary", "--only",
+             "SPABA"])
+    rows = capsys.readouterr().out.strip().splitlines()
+    assert rows[:2] == table.splitlines()[:2]
+    assert [r.split(" | ")[0] for r in rows[2:]] == [
+        "| SPABA best", "| SOBA ahead of SPABA"]
+    assert all(r in table for r in rows)
+    with pytest.raises(SystemExit):
+        sv.main([str(path), "--claims", str(claims), "--only", "SPABA"])
+    assert "--only goes with --summary" in capsys.readouterr().err

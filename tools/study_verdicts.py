@@ -184,10 +184,13 @@ SHORT = {"h_budget": "H, budget", "h_end": "H, end",
          "own_end": "own y's test error, end"}
 
 
-def summary_markdown(tables):
-    """A claim per row, a reading per column: the verdicts."""
+def summary_markdown(tables, only=None):
+    """A claim per row, a reading per column: the verdicts (of the claims
+    whose name contains ``only``, if given)."""
     read = [q for q, _ in QUANTITIES if q in tables]
     names = list(dict.fromkeys(n for q in read for n in tables[q]["name"]))
+    if only is not None:
+        names = [n for n in names if only in n]
     lines = ["| claim | " + " | ".join(SHORT[q] for q in read) + " |",
              "|---|" + "---|" * len(read)]
     for name in names:
@@ -259,6 +262,13 @@ def profile_markdown(table, what):
     return "\n".join(lines)
 
 
+def summary(df, spec, budget, only=None):
+    """The verdicts alone, a claim per row (those whose name contains
+    ``only``), Holm's correction over every claim as in ``report``."""
+    runs = readings(df, budget)
+    return summary_markdown(verdict_tables(runs, spec), only)
+
+
 def report(df, spec, budget, tau):
     """The page's verdicts and profiles, as Markdown."""
     runs = readings(df, budget)
@@ -306,13 +316,25 @@ def main(argv=None):
                    help="the claims file (default: docs/study/claims.yml)")
     p.add_argument("--tau", type=float, default=0.1,
                    help="the data profile's tolerance, in (0, 1)")
+    p.add_argument("--summary", action="store_true",
+                   help="print the table of verdicts only (a claim per "
+                        "row, a reading per column)")
+    p.add_argument("--only", metavar="TEXT",
+                   help="with --summary, the claims whose name contains "
+                        "TEXT (Holm's correction still counts every "
+                        "claim)")
     args = p.parse_args(argv)
+    if args.only is not None and not args.summary:
+        p.error("--only goes with --summary")
     if not 0 < args.tau < 1:
         p.error(f"--tau must be in (0, 1), got {args.tau}")
     try:
         with open(args.claims) as handle:
             spec = check_claims(yaml.safe_load(handle))
-        print(report(load(args.results), spec, args.budget, args.tau))
+        if args.summary:
+            print(summary(load(args.results), spec, args.budget, args.only))
+        else:
+            print(report(load(args.results), spec, args.budget, args.tau))
     except (OSError, ValueError) as err:
         p.error(str(err))
     return 0
