@@ -106,7 +106,9 @@ STUDY = [("digits", "tuned_digits", "study_digits"),
          ("breast_cancer_5splits", "tuned_breast_cancer_5splits",
           "study_breast_cancer"),
          ("wine", "tuned_wine", "study_wine"),
-         ("Simulated", "tuned_Simulated", "study_Simulated")]
+         ("Simulated", "tuned_Simulated", "study_Simulated"),
+         *[("fashion", "tuned_fashion_splits", f"study_fashion_p{level}")
+           for level in (5, 7, 9)]]
 
 
 @pytest.mark.parametrize("confirmed, config, study", STUDY)
