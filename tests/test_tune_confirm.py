@@ -146,3 +146,22 @@ def test_two_processes_confirm_what_one_does(tmp_path):
     for key in ("solvers", "splits", "epochs", "evals", "seed"):
         assert one[key] == two[key]
     assert one["solvers"]["SABA"]["rank"] == 2
+
+
+def test_the_studys_confirmations_are_of_its_records():
+    """Each docs/study/confirm_*.json tried its record's trials as they
+    stand today, best first (a continued tuning makes it stale)."""
+    root = report.Path(__file__).resolve().parents[1]
+    found = sorted((root / "docs" / "study").glob("confirm_*.json"))
+    assert found
+    for path in found:
+        result = json.loads(path.read_text())
+        record = json.loads((root / result["record"]).read_text())
+        assert result["tuning_epochs"] == record["budget"]["epochs"]
+        for solver, held in result["solvers"].items():
+            rows = confirm.candidates(record["solvers"][solver],
+                                      result["candidates"])
+            tried = [(t["trial"], t["criterion"]) for t in held["tried"]]
+            assert tried == [(r["number"], r["criterion"])
+                             for r in rows][:len(tried)], (path.name, solver)
+            assert tried[0][0] == record["solvers"][solver]["best"]["trial"]
