@@ -108,7 +108,8 @@ STUDY = [("digits", "tuned_digits", "study_digits"),
          ("wine", "tuned_wine", "study_wine"),
          ("Simulated", "tuned_Simulated", "study_Simulated"),
          *[("fashion", "tuned_fashion_splits", f"study_fashion_p{level}")
-           for level in (5, 7, 9)]]
+           for level in (5, 7, 9)],
+         ("fashion_l2", "tuned_fashion_l2", "study_fashion_l2_p9")]
 
 
 @pytest.mark.parametrize("confirmed, config, study", STUDY)
