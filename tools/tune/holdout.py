@@ -29,6 +29,7 @@ import math
 import sys
 import time
 
+from . import inputs
 from .adequacy import IMPROVING, LAST, best_so_far
 from .run import Diverged
 
@@ -201,31 +202,13 @@ def main(argv=None):
     p.add_argument("--show", action="store_true",
                    help="print the table of --out JSONs, running nothing")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        loaded = []
-        for path in args.inputs:
-            with open(path) as handle:
-                loaded.append(json.load(handle))
-    except (OSError, ValueError) as err:
-        p.error(f"not a readable JSON file ({err})")
-    if args.show:
-        if any("solvers" not in r or "seed" not in r for r in loaded):
-            p.error("--show reads the JSONs this command writes (--out)")
+    record, loaded = inputs.read(p, args.inputs, args.show, "seed")
+    if record is None:
         print(markdown(loaded))
         return 0
-    if len(loaded) != 1:
-        p.error("give one tuning record (several with --show only)")
-    record = loaded[0]
-    if "budget" not in record or "solvers" not in record:
-        p.error(f"{args.inputs[0]}: not a tuning record")
     improving = [s for s, r in record["solvers"].items()
                  if r.get("adequacy", {}).get("still_improving")]
-    solvers = (improving if not args.solvers else
-               [s.strip() for s in args.solvers.split(",") if s.strip()])
-    unknown = [s for s in solvers if s not in record["solvers"]]
-    if unknown:
-        p.error(f"--solvers: {unknown} not in the record (it has "
-                f"{sorted(record['solvers'])})")
+    solvers = inputs.solvers(p, record, args.solvers, improving)
     if args.splits is not None and args.splits < 1:
         p.error(f"--splits must be an integer >= 1, got {args.splits}")
     result = holdout(record, solvers, args.seed, args.splits,
