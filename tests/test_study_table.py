@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from tools import study_table
-from tools.budget_reading import grid_step, read_at
+from tools.budget_reading import (grid_step, read_at, read_before,
+                                  read_past)
 
 DATA = "mnist[ratio=0.5]"
 
@@ -179,3 +180,63 @@ def test_a_reading_far_from_the_budget_is_listed_with_its_step():
     text = study_table.markdown(study_table.summary(runs), 2.0, far=far)
     assert "Read more than 0.25 epochs from 2 epochs" in text
     assert "B 0.40 (step 0.80)" in text
+
+
+def _long_iteration():
+    # a grid of 1 epoch; one iteration draws a full pass from 9.6 to 10.6
+    name = "Bilevel Optimization[eval_epochs=1.0]"
+    return pd.DataFrame([_point("SPABA[p=0.1]", 0, e, v, objective_name=name)
+                         for e, v in ((0, 5.0), (9.1, 3.0), (9.6, 2.5),
+                                      (10.6, 1.0), (11.1, 0.9))])
+
+
+def test_a_run_far_from_the_budget_is_read_on_either_side_of_it():
+    run, cols = _long_iteration(), ["objective_value"]
+    # at the budget: 10.6 is within a grid step of 10 epochs
+    at = read_at(run, 10.0, cols, step=1.0)
+    assert (at.how, at.epochs, at.values["objective_value"]) == \
+        ("grid", 10.6, 1.0)
+    # 0.6 epochs past the budget, more than NEAR: the iterate that used at
+    # most the budget is the one at 9.6 epochs; past it, 10.6's
+    before = read_before(run, 10.0, cols, step=1.0)
+    assert (before.how, before.epochs) == ("before", 9.6)
+    assert before.values["objective_value"] == 2.5
+    past = read_past(run, 10.0, cols, step=1.0)
+    assert (past.how, past.epochs, past.values["objective_value"]) == \
+        ("past", 10.6, 1.0)
+    # off the grid the reading is interpolated; before and past bracket it
+    inter = read_at(run, 10.0, cols)
+    assert inter.how == "interpolated"
+    assert 1.0 < inter.values["objective_value"] < 2.5
+    assert read_before(run, 10.0, cols).values["objective_value"] == 2.5
+    assert read_past(run, 10.0, cols).values["objective_value"] == 1.0
+    # within NEAR of the budget all three readings agree
+    for read in (read_at, read_before, read_past):
+        got = read(run, 9.5, cols, step=1.0)
+        assert (got.how, got.epochs) == ("grid", 9.6)
+    assert grid_step(run) == 1.0
+
+
+def test_a_run_diverged_in_the_bracket_has_no_reading_on_either_side():
+    run = _long_iteration()
+    run.loc[run.objective_epochs == 10.6, ["objective_value",
+                                           "objective_diverged"]] = \
+        [np.nan, 1]
+    for read in (read_at, read_before, read_past):
+        assert read(run, 10.0, ["objective_value"], 1.0).how == "diverged"
+
+
+def test_run_rows_reads_the_side_it_is_told_and_the_end_before_its_target():
+    df = _long_iteration()
+    at = study_table.run_rows(df, 10.0).iloc[0]
+    assert (at.h_budget, at.h_end, at.epochs_end) == (1.0, 0.9, 11.1)
+    # the runs were to end at 10.3 epochs: 11.1 and 10.6 are more than
+    # NEAR past it, the iterate that used at most 10.3 epochs is 9.6's
+    before = study_table.run_rows(df, 10.0, "before", end=10.3).iloc[0]
+    assert (before.how, before.h_budget) == ("before", 2.5)
+    assert (before.h_end, before.epochs_end) == (2.5, 9.6)
+    past = study_table.run_rows(df, 10.0, "past", end=10.3).iloc[0]
+    assert (past.h_budget, past.h_end) == (1.0, 0.9)
+    with pytest.raises(ValueError, match="budget reading must be one of "
+                                         "at, before, past, got 'after'"):
+        study_table.run_rows(df, 10.0, "after")

@@ -204,3 +204,47 @@ def test_the_summary_alone_is_the_reports_table(tmp_path, capsys):
     with pytest.raises(SystemExit):
         sv.main([str(path), "--claims", str(claims), "--only", "SPABA"])
     assert "--only goes with --summary" in capsys.readouterr().err
+
+
+def _long_iteration_runs():
+    """``_runs`` with SPABA's iteration across the budget drawing a full
+    pass: evaluations at 9 and 10.9 epochs instead of 10, worse than SOBA
+    before the budget and better past it."""
+    df = _runs()
+    spaba = df.solver_name == "SPABA[step_size=0.1]"
+    crossing = df[spaba & (df.objective_epochs == 10.0)]
+    before = crossing.assign(objective_epochs=9.0,
+                             objective_value=1.0 + 0.001 * crossing.idx_rep)
+    past = crossing.assign(objective_epochs=10.9, objective_value=0.0)
+    return pd.concat([df[~(spaba & (df.objective_epochs == 10.0))], before,
+                      past], ignore_index=True)
+
+
+def test_a_verdict_that_depends_on_where_the_budget_falls_is_shown(
+        tmp_path, capsys):
+    path = tmp_path / "r.parquet"
+    _long_iteration_runs().to_parquet(path)
+    claims = tmp_path / "c.yml"
+    claims.write_text(yaml.safe_dump(SPEC))
+    sv.main([str(path), "--claims", str(claims)])
+    out = capsys.readouterr().out
+    # SPABA's 20 runs are read between 9 and 10.9 epochs (interpolated):
+    # ahead of SOBA there and past the budget, behind it before
+    assert ("**Where a budget falls in an iteration.** 20 of the 100 runs "
+            "have no evaluation within 0.25 epochs of the budget") in out
+    assert ("| SOBA ahead of SPABA | H, budget | does not hold | holds | "
+            "does not hold |") in out
+    sv.main([str(path), "--claims", str(claims), "--summary",
+             "--budget-reading", "all"])
+    row = [r for r in capsys.readouterr().out.splitlines()
+           if r.startswith("| SOBA ahead of SPABA")][0]
+    assert row.split(" | ")[1] == "does not hold; holds before the budget"
+    assert row.split(" | ")[2] == "does not hold"  # the end: as read
+    sv.main([str(path), "--claims", str(claims), "--summary",
+             "--budget-reading", "before", "--only", "SOBA ahead"])
+    assert capsys.readouterr().out.splitlines()[2].split(" | ")[1] == \
+        "holds"
+    with pytest.raises(SystemExit):
+        sv.main([str(path), "--claims", str(claims), "--budget-reading",
+                 "before"])
+    assert "--budget-reading goes with --summary" in capsys.readouterr().err

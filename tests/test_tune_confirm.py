@@ -166,3 +166,52 @@ def test_the_studys_confirmations_are_of_its_records():
             assert tried == [(r["number"], r["criterion"])
                              for r in rows][:len(tried)], (path.name, solver)
             assert tried[0][0] == record["solvers"][solver]["best"]["trial"]
+
+
+class _Counting:
+    """A runner that counts its runs and refuses the parameters of
+    ``refused`` (step sizes)."""
+
+    def __init__(self, runner, refused=()):
+        self.runner, self.refused, self.runs = runner, set(refused), []
+        self.splits = runner.splits
+
+    def run(self, solver, parameters, *args):
+        assert parameters["step_size"] not in self.refused, parameters
+        self.runs.append(parameters["step_size"])
+        return self.runner.run(solver, parameters, *args)
+
+
+def test_an_earlier_confirmation_is_reused_trial_by_trial(tmp_path, capsys):
+    """--reuse runs only the trials the earlier confirmation did not; the
+    results equal a fresh confirmation's."""
+    record = _record()
+    runner = Runner(SMALL, 1, confirm.HOLDOUT_SEED)
+    first = confirm.confirm(record, ["SOBA"], runner=runner)
+    # the same record: nothing runs
+    counting = _Counting(runner, refused=(10.0, 1.0, 0.1))
+    again = confirm.confirm(record, ["SOBA"], reuse=first, runner=counting)
+    assert again["solvers"] == first["solvers"] and counting.runs == []
+    # a continued tuning found a better trial: only it runs
+    rows = record["solvers"]["SOBA"]["all_trials"]
+    rows.append(_row(5, 0.4, 0.5))
+    counting = _Counting(runner, refused=(10.0, 1.0))
+    grown = confirm.confirm(record, ["SOBA"], reuse=first, runner=counting)
+    fresh = confirm.confirm(record, ["SOBA"], runner=runner)
+    assert counting.runs == [0.5]
+    assert grown["solvers"] == fresh["solvers"]
+    assert grown["solvers"]["SOBA"]["confirmed"]["trial"] == 5
+    # from the command line; other settings are refused, named
+    path, old = tmp_path / "record.json", tmp_path / "old.json"
+    path.write_text(json.dumps(_record()))
+    old.write_text(json.dumps(first))
+    assert confirm.main([str(path), "--splits", "1", "--reuse",
+                         str(old)]) == 0
+    said = capsys.readouterr().out
+    assert "SOBA: rank 1, trial 0: diverged on split 0" in said
+    assert "(reused)" in said and "on 1 splits ..." not in said
+    with pytest.raises(SystemExit):
+        confirm.main([str(path), "--splits", "1", "--reuse", str(old),
+                      "--seed", "5"])
+    assert ("--reuse: the earlier confirmation has seed = 4, this one 5"
+            in capsys.readouterr().err)

@@ -14,6 +14,15 @@ run of a table.
 - A run that diverged (a point flagged ``objective_diverged``) at or before
   the budget, or before the reading's evaluations on either side, has no
   reading: it is never reported with an earlier value (its starting H).
+
+``read_at`` is the reading a table uses: where one iteration draws more
+than the grid step (a full pass, an inner loop), its first evaluation past
+the budget includes up to that iteration's draw beyond it.  ``read_before``
+is the other side of the bracket: where ``read_at`` is more than ``NEAR``
+epochs past the budget, the run's last evaluation at or before it, an
+iterate that used at most the budget.  The state of a run at
+the budget lies between the two; a verdict that is the same on both does
+not depend on where the budget fell in an iteration.
 """
 import re
 from dataclasses import dataclass, field
@@ -22,6 +31,9 @@ import numpy as np
 import pandas as pd
 
 EPOCHS = "objective_epochs"
+# epochs: a reading at most this far past the budget is taken as at it
+# (docs/study.md: every run is to have a point this close to each budget)
+NEAR = 0.25
 FLAG = "objective_diverged"
 TOL = 1e-9
 
@@ -35,6 +47,7 @@ class Reading:
     how: str
     epochs: float = np.nan
     values: dict = field(default_factory=dict)
+    first: bool = False  # a grid reading at the run's first evaluation
 
 
 def grid_step(df):
@@ -88,14 +101,54 @@ def read_at(run, budget, columns, step=None):
     if abs(epochs[i] - budget) <= TOL * max(1.0, budget) or (
             step is not None and epochs[i] < budget + step):
         return Reading("grid", float(epochs[i]),
-                       _values(sound.iloc[i], columns))
+                       _values(sound.iloc[i], columns), first=i == 0)
     if i == 0:  # the run starts past the budget
         return Reading("grid", float(epochs[0]),
-                       _values(sound.iloc[0], columns))
+                       _values(sound.iloc[0], columns), first=True)
     lo, hi = sound.iloc[i - 1], sound.iloc[i]
     w = (budget - epochs[i - 1]) / (epochs[i] - epochs[i - 1])
     values = {c: (1 - w) * _num(lo, c) + w * _num(hi, c) for c in columns}
     return Reading("interpolated", float(budget), values)
+
+
+def read_before(run, budget, columns, step=None, near=NEAR):
+    """``Reading`` of ``columns`` of one run that used at most ``budget``
+    epochs, up to ``near``: ``read_at``'s when it read at most ``near``
+    epochs past the budget, otherwise (farther, or interpolated) the run's
+    last evaluation at or before the budget (``before``)."""
+    at = read_at(run, budget, columns, step)
+    if not _far(at, budget, near):
+        return at
+    sound, _ = sound_points(run)
+    epochs = sound[EPOCHS].to_numpy(dtype=float)
+    i = int(np.flatnonzero(epochs <= budget + TOL * max(1.0, budget))[-1])
+    return Reading("before", float(epochs[i]),
+                   _values(sound.iloc[i], columns))
+
+
+def read_past(run, budget, columns, step=None, near=NEAR):
+    """``Reading`` of ``columns`` of one run at its first evaluation at or
+    past ``budget`` epochs, never interpolated: ``read_at``'s when it read
+    at most ``near`` epochs past the budget, otherwise that evaluation
+    (``past``)."""
+    at = read_at(run, budget, columns, step)
+    if not _far(at, budget, near):
+        return at
+    sound, _ = sound_points(run)
+    epochs = sound[EPOCHS].to_numpy(dtype=float)
+    i = int(np.flatnonzero(epochs >= budget - TOL)[0])
+    return Reading("past", float(epochs[i]),
+                   _values(sound.iloc[i], columns))
+
+
+def _far(reading, budget, near):
+    """Whether ``reading`` stands between two evaluations of its run more
+    than ``near`` epochs past the budget: interpolated, or a grid point
+    that far past (and not the run's first point)."""
+    if reading.how == "interpolated":
+        return True
+    return reading.how == "grid" and reading.epochs > budget + near \
+        and reading.first is False
 
 
 def read_end(run, columns):

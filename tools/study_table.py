@@ -41,11 +41,9 @@ from benchmark_utils.plot_views import short_labels
 from benchmark_utils.reference_columns import (NAMES, reference_names,
                                                reference_value)
 from tools import results_file
-from tools.budget_reading import grid_step, read_at, read_end
+from tools.budget_reading import (NEAR, grid_step, read_at, read_before,
+                                  read_end, read_past)
 
-# epochs: a reading farther than this from the budget is listed below its
-# table, with the run's iteration (its evaluations cannot come closer)
-NEAR = 0.25
 RUN = ["dataset_name", "solver_name", "idx_rep"]
 NEEDED = RUN + ["objective_epochs", "objective_value"]
 # (table key, metric column, scale)
@@ -54,9 +52,23 @@ QUALITIES = (("h", "objective_value", 1.0),
              ("own", "objective_test_error_iterate", 100.0))
 
 
-def run_rows(df, budget):
+# where a run is read at the budget (tools.budget_reading): read_at,
+# read_before, read_past
+SIDES = {"at": read_at, "before": read_before, "past": read_past}
+
+
+def run_rows(df, budget, side="at", end=None):
     """One row per run: the qualities at the budget and at the end, the
-    epochs read, how (``grid``, ``interpolated``, ``held``, ``diverged``)."""
+    epochs read, how (``grid``, ``interpolated``, ``held``, ``diverged``,
+    ``before``, ``past``).  ``side``: where a run read more than ``NEAR``
+    epochs from the budget is read (``SIDES``): ``at`` the budget
+    (``read_at``), its last evaluation ``before`` it, or its first
+    ``past`` it; with ``end``, the epochs the runs were to end at, a run
+    whose last evaluation is more than ``NEAR`` past ``end`` is read at
+    its last at or before it when ``side`` is ``before``."""
+    if side not in SIDES:
+        raise ValueError(f"the budget reading must be one of "
+                         f"{', '.join(SIDES)}, got {side!r}")
     step = grid_step(df)
     columns = [c for _, c, _ in QUALITIES]
     rows = []
@@ -64,7 +76,11 @@ def run_rows(df, budget):
     keys = RUN + ["base_seed"] if "base_seed" in df else RUN
     for key, run in df.groupby(keys, sort=False):
         data, solver, rep = key[:3]
-        at, end = read_at(run, budget, columns, step), read_end(run, columns)
+        at = SIDES[side](run, budget, columns, step)
+        last = read_end(run, columns)
+        if side == "before" and end is not None and last.how == "held" \
+                and last.epochs > end + NEAR:
+            last = read_before(run, end, columns, step)
         flags = pd.to_numeric(run.get("objective_diverged", pd.Series(
             dtype=float)), errors="coerce").fillna(0)
         diverged = bool((flags > 0).any())
@@ -75,10 +91,10 @@ def run_rows(df, budget):
                    diverged_at=(float(run.loc[flags > 0, "objective_epochs"]
                                       .min()) if diverged else np.nan),
                    how=at.how, epochs_read=at.epochs,
-                   epochs_end=end.epochs)
+                   epochs_end=last.epochs)
         for key, col, scale in QUALITIES:
             row[f"{key}_budget"] = scale * at.values.get(col, np.nan)
-            row[f"{key}_end"] = scale * end.values.get(col, np.nan)
+            row[f"{key}_end"] = scale * last.values.get(col, np.nan)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -88,7 +104,7 @@ def distance_to(run, budget, how):
     epochs from the budget to its nearest evaluation, and the smallest
     step between two of its evaluations (at least one iteration's draw);
     NaN for a run that did not reach the budget."""
-    if how not in ("grid", "interpolated"):
+    if how not in ("grid", "interpolated", "before", "past"):
         return np.nan, np.nan
     epochs = np.sort(pd.to_numeric(run["objective_epochs"], errors="coerce")
                      .dropna().to_numpy(dtype=float))

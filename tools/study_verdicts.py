@@ -39,9 +39,9 @@ import yaml
 
 from benchmark_utils.algorithms import defaults
 from tools import verdicts
-from tools.budget_reading import EPOCHS, grid_step, sound_points
+from tools.budget_reading import NEAR, EPOCHS, grid_step, sound_points
 from tools.study_table import load, run_rows
-from tools.tune.report import CALLS_AT_BUDGET
+from tools.tune.report import CALLS_AT_BUDGET, CALLS_AT_END
 
 CLAIMS = Path(__file__).resolve().parents[1] / "docs" / "study" / \
     "claims.yml"
@@ -171,22 +171,33 @@ def budgets(df, budget=None):
     return out
 
 
-def readings(df, budget=None):
-    """``run_rows`` of every part of ``budgets``, with its budget."""
-    return pd.concat([run_rows(part, b).assign(budget=b)
-                      for part, b in budgets(df, budget)],
-                     ignore_index=True)
+def readings(df, budget=None, side="at"):
+    """``run_rows`` of every part of ``budgets``, with its budget, a run
+    far from it read on ``side`` (``study_table.SIDES``), and the epochs
+    its runs were to end at (``end``: the grid's last point, None off a
+    grid)."""
+    out = []
+    for part, b in budgets(df, budget):
+        step = grid_step(part)
+        end = None if step is None else CALLS_AT_END * step
+        out.append(run_rows(part, b, side, end).assign(budget=b, end=end))
+    return pd.concat(out, ignore_index=True)
 
 
 SHORT = {"h_budget": "H, budget", "h_end": "H, end",
          "err_budget": "test error, budget", "err_end": "test error, end",
          "own_budget": "own y's test error, budget",
          "own_end": "own y's test error, end"}
+# the other readings of a run far from the budget, as a cell names them
+ASIDE = {"before": "before the budget", "past": "past the budget"}
 
 
-def summary_markdown(tables, only=None):
+def summary_markdown(tables, only=None, others=None):
     """A claim per row, a reading per column: the verdicts (of the claims
-    whose name contains ``only``, if given)."""
+    whose name contains ``only``, if given); ``others``, {side: tables} of
+    the runs far from the budget read on another side of it: a budget
+    verdict they change is followed by theirs ("holds; inconclusive before
+    the budget")."""
     read = [q for q, _ in QUANTITIES if q in tables]
     names = list(dict.fromkeys(n for q in read for n in tables[q]["name"]))
     if only is not None:
@@ -196,10 +207,21 @@ def summary_markdown(tables, only=None):
     for name in names:
         cells = []
         for q in read:
-            row = tables[q][tables[q]["name"] == name]
-            cells.append(row["verdict"].iloc[0] if len(row) else "—")
+            cell = _verdict_of(tables, q, name)
+            for side, other in (others or {}).items():
+                verdict = _verdict_of(other, q, name)
+                if verdict != _verdict_of(tables, q, name):
+                    cell += f"; {verdict} {ASIDE[side]}"
+            cells.append(cell)
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _verdict_of(tables, quantity, name):
+    if quantity not in tables:
+        return "—"
+    row = tables[quantity][tables[quantity]["name"] == name]
+    return row["verdict"].iloc[0] if len(row) else "—"
 
 
 def work_to_reach(df, tau, budget=None):
@@ -262,11 +284,69 @@ def profile_markdown(table, what):
     return "\n".join(lines)
 
 
-def summary(df, spec, budget, only=None):
+def summary(df, spec, budget, only=None, side="at"):
     """The verdicts alone, a claim per row (those whose name contains
-    ``only``), Holm's correction over every claim as in ``report``."""
-    runs = readings(df, budget)
-    return summary_markdown(verdict_tables(runs, spec), only)
+    ``only``), Holm's correction over every claim as in ``report``; the
+    runs far from the budget read on ``side`` (``study_table.SIDES``), or
+    with ``side="all"`` at it, a budget verdict that differs when they are
+    read before or past it saying so in its cell."""
+    if side != "all":
+        return summary_markdown(
+            verdict_tables(readings(df, budget, side), spec), only)
+    at = verdict_tables(readings(df, budget, "at"), spec)
+    others = {s: verdict_tables(readings(df, budget, s), spec)
+              for s in ASIDE}
+    return summary_markdown(at, only, others)
+
+
+def bracket_changes(df, spec, budget=None, at=None):
+    """``(changes, far, far_end, runs)``: ``changes``, the verdicts (of
+    ``at``, the tables read at the budget) that change when each run read
+    more than ``NEAR`` epochs from the budget is read at its last
+    evaluation before it or its first past it, and each run that ended
+    more than ``NEAR`` past its last point's target at its last evaluation
+    before that (``tools.budget_reading``), as ``[(claim, reading,
+    verdict, read before, read past)]``; ``far`` and ``far_end``, how many
+    of the ``runs`` are read that far from the budget and the end."""
+    runs = readings(df, budget, "at")
+    far = int((runs["gap"] > NEAR).sum())
+    far_end = int((runs["epochs_end"] > runs["end"].astype(float)
+                   + NEAR).sum())
+    at = at if at is not None else verdict_tables(runs, spec)
+    others = {s: verdict_tables(readings(df, budget, s), spec)
+              for s in ASIDE}
+    out = []
+    for q, _ in QUANTITIES:
+        for name in (at[q]["name"] if q in at else ()):
+            verdict = _verdict_of(at, q, name)
+            seen = [_verdict_of(others[s], q, name) for s in ASIDE]
+            if any(v != verdict for v in seen):
+                out.append((name, SHORT[q], verdict, *seen))
+    return out, far, far_end, len(runs)
+
+
+def bracket_markdown(df, spec, budget, tables):
+    """What the verdicts become when the runs read far from the budget,
+    or ending far past their last point's target, are read on either side
+    of it (``bracket_changes``)."""
+    changes, far, far_end, runs = bracket_changes(df, spec, budget, tables)
+    read = sum(len(tables[q]) for q, _ in QUANTITIES if q in tables)
+    head = (f"**Where a budget falls in an iteration.** {far} of the "
+            f"{runs} runs have no evaluation within {NEAR:g} epochs of the "
+            "budget (they are read at their first past it, or interpolated "
+            f"between the two around it), and {far_end} end more than "
+            f"{NEAR:g} epochs past the "
+            "target of their last point (one iteration draws that much: a "
+            "full pass, an inner loop). Read instead at their last "
+            "evaluation before the budget and before that target (iterates "
+            "that used at most them), or at their first past the budget, "
+            f"{len(changes)} of the {read} verdicts change")
+    if not changes:
+        return head + "."
+    lines = [head + ":", "", "| claim | reading | verdict | read before "
+             "the budget | read past it |", "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(row) + " |" for row in changes]
+    return "\n".join(lines)
 
 
 def report(df, spec, budget, tau):
@@ -285,6 +365,7 @@ def report(df, spec, budget, tau):
     tables = verdict_tables(runs, spec)
     lines += ["", "**Every claim on every reading** (the tables below give "
               "each verdict's statistics)", "", summary_markdown(tables)]
+    lines += ["", bracket_markdown(df, spec, budget, tables)]
     for quantity, what in QUANTITIES:
         if quantity in tables:
             lines += ["", f"**{what[0].upper() + what[1:]}**", "",
@@ -323,16 +404,29 @@ def main(argv=None):
                    help="with --summary, the claims whose name contains "
                         "TEXT (Holm's correction still counts every "
                         "claim)")
+    p.add_argument("--budget-reading", default="at",
+                   choices=("at", "before", "past", "all"),
+                   help="where a run with no evaluation within 0.25 epochs "
+                        "of the budget is read: at it (the default: "
+                        "interpolated, or its grid point), at its last "
+                        "evaluation before it, at its first past it, or, "
+                        "with --summary, all (a verdict that differs says "
+                        "so)")
     args = p.parse_args(argv)
     if args.only is not None and not args.summary:
         p.error("--only goes with --summary")
+    if args.budget_reading != "at" and not args.summary:
+        p.error("--budget-reading goes with --summary (the full report "
+                "reads at the budget and lists what the other readings "
+                "change)")
     if not 0 < args.tau < 1:
         p.error(f"--tau must be in (0, 1), got {args.tau}")
     try:
         with open(args.claims) as handle:
             spec = check_claims(yaml.safe_load(handle))
         if args.summary:
-            print(summary(load(args.results), spec, args.budget, args.only))
+            print(summary(load(args.results), spec, args.budget, args.only,
+                          args.budget_reading))
         else:
             print(report(load(args.results), spec, args.budget, args.tau))
     except (OSError, ValueError) as err:

@@ -23,6 +23,13 @@ only, so no test split and no comparison split enters the choice:
 
 A solver none of whose first ``--candidates`` trials is confirmed keeps
 its tuning winner, flagged in the table and in the run config.
+
+``--reuse OLD.json`` takes each trial's held-out outcome from an earlier
+confirmation with the same settings (dataset, seed, splits, epochs,
+points, metric) where it ran the same parameters, and runs only the
+trials it did not: after a tuning is continued, only the new candidates
+run.  The outcomes are the same as a fresh run's (every held-out run is
+deterministic), so the results are too.
 """
 import argparse
 import concurrent.futures
@@ -58,29 +65,85 @@ def horizon_of(record):
             math.ceil(HORIZON * budget["evals"]))
 
 
+def settings_of(record, seed, splits):
+    """What a held-out outcome depends on besides a trial's parameters."""
+    epochs, evals = horizon_of(record)
+    return dict(record_dataset=record["dataset"], seed=seed, splits=splits,
+                epochs=epochs, evals=evals,
+                metric=record.get("metric", "value"))
+
+
+def known_outcomes(old, settings):
+    """{solver: {parameters key: (held_out, diverged)}} of an earlier
+    confirmation ``old`` (its ``--out`` dict) made with ``settings``; a
+    ValueError naming the setting that differs."""
+    for key, value in settings.items():
+        if old.get(key) != value:
+            raise ValueError(
+                f"--reuse: the earlier confirmation has {key} = "
+                f"{old.get(key)!r}, this one {value!r}; its outcomes do not "
+                "apply")
+    return {solver: {_key(t["parameters"]): (t["held_out"], t["diverged"])
+                     for t in res["tried"]}
+            for solver, res in old["solvers"].items()}
+
+
+def _needs_a_run(rows, known):
+    """Whether ``rows`` (best first) reach a trial ``known`` lacks before
+    one known to diverge on no split."""
+    for row in rows:
+        outcome = known.get(_key(row["parameters"]))
+        if outcome is None:
+            return True
+        if outcome[1] is None:
+            return False
+    return False
+
+
+def _key(parameters):
+    return json.dumps(parameters, sort_keys=True)
+
+
 def confirm(record, solvers, seed=HOLDOUT_SEED, splits=SPLITS,
-            limit=CANDIDATES, runner=None, path=None, log=None, jobs=1):
+            limit=CANDIDATES, runner=None, path=None, log=None, jobs=1,
+            reuse=None):
     """Each of ``solvers``' confirmed winner (a dict, written as the
     ``--out`` JSON; ``path``, the record's file, is kept in it);
     ``log(text)``, if given, is told each run as it starts and ends.
     With ``jobs`` > 1 the solvers run in that many processes, each with
     its own runner, the results the same (every run's exact solves start
-    from the split's own starting solutions, ``run.Runner.run``)."""
+    from the split's own starting solutions, ``run.Runner.run``).
+    ``reuse``, an earlier confirmation's dict: the outcomes of the
+    parameters it ran are taken from it (``known_outcomes``)."""
     epochs, evals = horizon_of(record)
     metric = record.get("metric", "value")
-    rows = {s: candidates(record["solvers"][s], limit) for s in solvers}
-    t0 = time.perf_counter()
-    if jobs > 1 and len(solvers) > 1:
-        results, splits = _in_processes(
-            record["dataset"], splits, seed, rows, (epochs, evals, metric),
-            jobs=jobs, say=log is not None)
-    else:
-        from .run import Runner
-
-        runner = runner or Runner(record["dataset"], splits, seed)
+    if runner is not None:
         splits = len(runner.splits)
-        results = {s: confirm_solver(runner, s, rows[s], epochs, evals,
-                                     metric, log) for s in solvers}
+    settings = settings_of(record, seed, splits)
+    known = {} if reuse is None else known_outcomes(reuse, settings)
+    known = {s: known.get(s, {}) for s in solvers}
+    rows = {s: candidates(record["solvers"][s], limit) for s in solvers}
+    todo = [s for s in solvers if _needs_a_run(rows[s], known[s])]
+    t0 = time.perf_counter()
+    # the solvers decided by known outcomes alone need no runner
+    results = {s: confirm_solver(None, s, rows[s], epochs, evals, metric,
+                                 log, known[s])
+               for s in solvers if s not in todo}
+    if jobs > 1 and len(todo) > 1:
+        found, splits = _in_processes(
+            record["dataset"], splits, seed, {s: rows[s] for s in todo},
+            (epochs, evals, metric), jobs=jobs, say=log is not None,
+            known=known)
+        results.update(found)
+    elif todo:
+        if runner is None:
+            from .run import Runner
+
+            runner = Runner(record["dataset"], splits, seed)
+        splits = len(runner.splits)
+        results.update({s: confirm_solver(runner, s, rows[s], epochs, evals,
+                                          metric, log, known[s])
+                        for s in todo})
     out = dict(record=path, record_dataset=record["dataset"], seed=seed,
                splits=splits, epochs=epochs, evals=evals,
                tuning_epochs=record["budget"]["epochs"], metric=metric,
@@ -89,27 +152,29 @@ def confirm(record, solvers, seed=HOLDOUT_SEED, splits=SPLITS,
     return out
 
 
-def confirm_solver(runner, solver, rows, epochs, evals, metric, log=None):
+def confirm_solver(runner, solver, rows, epochs, evals, metric, log=None,
+                   known=None):
     """The first of ``rows`` (trial rows, best first) whose run of
     ``epochs`` (``evals`` points) diverges on none of the runner's
-    splits: ``{tried, confirmed, rank, outcome}``."""
+    splits: ``{tried, confirmed, rank, outcome}``; ``known``, {parameters
+    key: (held_out, diverged)} taken instead of running."""
     tried, chosen = [], None
     for rank, row in enumerate(rows, start=1):
-        if log is not None:
-            log(f"  {solver}: rank {rank}, trial {row['number']}, on "
-                f"{len(runner.splits)} splits ...")
         start = time.perf_counter()
-        try:
-            held, _ = runner.run(solver, row["parameters"], epochs, evals,
-                                 metric)
-            why = None
-        except Diverged as err:
-            held = None
-            why = (f"diverged on split {err.split} at "
-                   f"{err.split_epochs:.3g} epochs: {err.reason}")
+        if _key(row["parameters"]) in (known or {}):
+            held, why = known[_key(row["parameters"])]
+            how = "reused"
+        else:
+            if log is not None:
+                log(f"  {solver}: rank {rank}, trial {row['number']}, on "
+                    f"{len(runner.splits)} splits ...")
+            held, why = _held_out(runner, solver, row["parameters"],
+                                  epochs, evals, metric)
+            how = f"{time.perf_counter() - start:.1f} s"
         if log is not None:
             said = f"held out {held:.4g}" if why is None else why
-            log(f"    {said} ({time.perf_counter() - start:.1f} s)")
+            log(f"    {solver}: rank {rank}, trial {row['number']}: "
+                f"{said} ({how})")
         tried.append(dict(rank=rank, trial=row["number"],
                           criterion=row["criterion"],
                           parameters=row["parameters"],
@@ -125,6 +190,16 @@ def confirm_solver(runner, solver, rows, epochs, evals, metric, log=None):
     return result
 
 
+def _held_out(runner, solver, parameters, epochs, evals, metric):
+    """``(held-out criterion, None)``, or ``(None, why it diverged)``."""
+    try:
+        held, _ = runner.run(solver, parameters, epochs, evals, metric)
+    except Diverged as err:
+        return None, (f"diverged on split {err.split} at "
+                      f"{err.split_epochs:.3g} epochs: {err.reason}")
+    return held, None
+
+
 _RUNNER = None  # a worker process's runner
 
 
@@ -137,23 +212,26 @@ def _start_worker(dataset, splits, seed, threads):
     _RUNNER = Runner(dataset, splits, seed)
 
 
-def _work(solver, rows, horizon, say):
+def _work(solver, rows, horizon, say, known):
     """A worker's ``confirm_solver``, printing its runs when ``say``."""
     return (confirm_solver(_RUNNER, solver, rows, *horizon,
-                           log=_say if say else None),
+                           log=_say if say else None, known=known),
             len(_RUNNER.splits))
 
 
-def _in_processes(dataset, splits, seed, rows, horizon, jobs, say):
+def _in_processes(dataset, splits, seed, rows, horizon, jobs, say,
+                  known=None):
     """``confirm_solver`` of each solver of ``rows`` in ``jobs`` spawned
-    processes, each printing its runs when ``say``: ``({solver:
-    result}, splits)``."""
+    processes, each printing its runs when ``say``, with its ``known``
+    outcomes: ``({solver: result}, splits)``."""
+    known = known or {}
     context = multiprocessing.get_context("spawn")
     threads = max(1, len(os.sched_getaffinity(0)) // jobs)
     with concurrent.futures.ProcessPoolExecutor(
             jobs, mp_context=context, initializer=_start_worker,
             initargs=(dataset, splits, seed, threads)) as pool:
-        futures = {s: pool.submit(_work, s, r, horizon, say)
+        futures = {s: pool.submit(_work, s, r, horizon, say,
+                                  known.get(s, {}))
                    for s, r in rows.items()}
         done = {s: f.result() for s, f in futures.items()}
     return ({s: r for s, (r, _) in done.items()},
@@ -239,6 +317,9 @@ def main(argv=None):
                    help="write the run config of the confirmed winners")
     p.add_argument("--show", action="store_true",
                    help="print the table of --out JSONs, running nothing")
+    p.add_argument("--reuse", metavar="OLD.json",
+                   help="an earlier confirmation (its --out) with the same "
+                        "settings: the trials it ran are not run again")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
     record, loaded = inputs.read(p, args.inputs, args.show, "candidates")
     if record is None:
@@ -250,13 +331,25 @@ def main(argv=None):
         value = getattr(args, name)
         if value is not None and value < 1:
             p.error(f"--{name} must be an integer >= 1, got {value}")
+    reuse = None
+    if args.reuse:
+        try:
+            with open(args.reuse) as handle:
+                reuse = json.load(handle)
+            known_outcomes(reuse, settings_of(record, args.seed,
+                                              args.splits))
+        except ValueError as err:
+            p.error(str(err))
+        except (OSError, KeyError, TypeError) as err:
+            p.error(f"--reuse {args.reuse}: not a confirmation's --out "
+                    f"JSON ({err})")
     epochs, _ = horizon_of(record)
     print(f"confirming {len(solvers)} winners of {args.inputs[0]} over "
           f"{epochs:g} epochs on held-out splits (seed {args.seed}) ...",
           flush=True)
     result = confirm(record, solvers, args.seed, args.splits,
                      args.candidates, path=args.inputs[0], log=_say,
-                     jobs=args.jobs)
+                     jobs=args.jobs, reuse=reuse)
     print(markdown([result]))
     if args.out:
         write_atomic(args.out, json.dumps(result, indent=1) + "\n")

@@ -47,6 +47,7 @@ CALLS_AT_BUDGET = 63  # the callback call of benchopt's 12th point
 COMPARISON_SEED = 1
 MAX_RUNS = 12  # benchopt's -n: points at calls 0, 1, ..., 63, 94
 HORIZON = 1.5  # the last point (call 94 of 63), in tuning budgets
+CALLS_AT_END = 94  # the callback call of the last point
 OBJECTIVE = "Bilevel Optimization"  # the benchmark's Objective
 
 
