@@ -248,3 +248,16 @@ def test_a_verdict_that_depends_on_where_the_budget_falls_is_shown(
         sv.main([str(path), "--claims", str(claims), "--budget-reading",
                  "before"])
     assert "--budget-reading goes with --summary" in capsys.readouterr().err
+
+
+def test_rereading_only_the_far_runs_is_reading_them_all():
+    """``reread`` reads again only the runs whose reading can differ on
+    a side: the same rows as reading every run there."""
+    df = _long_iteration_runs()
+    runs = sv.readings(df)
+    for side in ("before", "past"):
+        fast = sv.reread(df, runs, side).sort_values(sv.RUN_KEY)
+        full = sv.readings(df, None, side).sort_values(sv.RUN_KEY)
+        pd.testing.assert_frame_equal(fast.reset_index(drop=True),
+                                      full.reset_index(drop=True))
+        assert (fast["how"] == side).sum() == 20

@@ -293,13 +293,39 @@ def summary(df, spec, budget, only=None, side="at"):
     if side != "all":
         return summary_markdown(
             verdict_tables(readings(df, budget, side), spec), only)
-    at = verdict_tables(readings(df, budget, "at"), spec)
-    others = {s: verdict_tables(readings(df, budget, s), spec)
+    runs = readings(df, budget, "at")
+    at = verdict_tables(runs, spec)
+    others = {s: verdict_tables(reread(df, runs, s, budget), spec)
               for s in ASIDE}
     return summary_markdown(at, only, others)
 
 
-def bracket_changes(df, spec, budget=None, at=None):
+RUN_KEY = ["dataset", "solver", "rep", "seed"]
+
+
+def reread(df, runs, side, budget=None):
+    """``runs`` (``readings`` of ``df`` at ``budget``) with the runs whose
+    reading can differ on ``side`` read again there: those interpolated,
+    read more than ``NEAR`` epochs past the budget, or ending more than
+    ``NEAR`` past their last point's target; every other run reads the
+    same on every side (``tools.budget_reading.read_before``)."""
+    end = pd.to_numeric(runs["end"], errors="coerce")
+    far = ((runs["how"] == "interpolated")
+           | ((runs["how"] == "grid")
+              & (runs["epochs_read"] > runs["budget"] + NEAR))
+           | (runs["epochs_end"] > end + NEAR))
+    if not far.any():
+        return runs
+    keys = set(map(tuple, runs.loc[far, RUN_KEY].astype(str).values))
+    seeds = (df["base_seed"] if "base_seed" in df
+             else pd.Series(None, index=df.index))
+    of_run = [tuple(map(str, k)) in keys for k in zip(
+        df["dataset_name"], df["solver_name"], df["idx_rep"], seeds)]
+    again = readings(df[np.array(of_run)], budget, side)
+    return pd.concat([runs[~far], again], ignore_index=True)
+
+
+def bracket_changes(df, spec, budget=None, at=None, runs=None):
     """``(changes, far, far_end, runs)``: ``changes``, the verdicts (of
     ``at``, the tables read at the budget) that change when each run read
     more than ``NEAR`` epochs from the budget is read at its last
@@ -307,13 +333,14 @@ def bracket_changes(df, spec, budget=None, at=None):
     more than ``NEAR`` past its last point's target at its last evaluation
     before that (``tools.budget_reading``), as ``[(claim, reading,
     verdict, read before, read past)]``; ``far`` and ``far_end``, how many
-    of the ``runs`` are read that far from the budget and the end."""
-    runs = readings(df, budget, "at")
+    of the ``runs`` are read that far from the budget and the end
+    (``runs``: ``readings`` at the budget, if already read)."""
+    runs = readings(df, budget, "at") if runs is None else runs
     far = int((runs["gap"] > NEAR).sum())
     far_end = int((runs["epochs_end"] > runs["end"].astype(float)
                    + NEAR).sum())
     at = at if at is not None else verdict_tables(runs, spec)
-    others = {s: verdict_tables(readings(df, budget, s), spec)
+    others = {s: verdict_tables(reread(df, runs, s, budget), spec)
               for s in ASIDE}
     out = []
     for q, _ in QUANTITIES:
@@ -325,11 +352,12 @@ def bracket_changes(df, spec, budget=None, at=None):
     return out, far, far_end, len(runs)
 
 
-def bracket_markdown(df, spec, budget, tables):
+def bracket_markdown(df, spec, budget, tables, runs=None):
     """What the verdicts become when the runs read far from the budget,
     or ending far past their last point's target, are read on either side
     of it (``bracket_changes``)."""
-    changes, far, far_end, runs = bracket_changes(df, spec, budget, tables)
+    changes, far, far_end, runs = bracket_changes(df, spec, budget, tables,
+                                                  runs)
     read = sum(len(tables[q]) for q, _ in QUANTITIES if q in tables)
     head = (f"**Where a budget falls in an iteration.** {far} of the "
             f"{runs} runs have no evaluation within {NEAR:g} epochs of the "
@@ -365,7 +393,7 @@ def report(df, spec, budget, tau):
     tables = verdict_tables(runs, spec)
     lines += ["", "**Every claim on every reading** (the tables below give "
               "each verdict's statistics)", "", summary_markdown(tables)]
-    lines += ["", bracket_markdown(df, spec, budget, tables)]
+    lines += ["", bracket_markdown(df, spec, budget, tables, runs)]
     for quantity, what in QUANTITIES:
         if quantity in tables:
             lines += ["", f"**{what[0].upper() + what[1:]}**", "",
