@@ -49,6 +49,14 @@ SPEC = {"baselines": ["SOBA", "SRBA"], "claims": [
     dict(name="no such task", tasks="^covtype", a="SPABA", b="rival")]}
 
 
+def _files(tmp_path, runs):
+    """``runs`` as a results file and ``SPEC`` as a claims file."""
+    path, claims = tmp_path / "r.parquet", tmp_path / "c.yml"
+    runs.to_parquet(path)
+    claims.write_text(yaml.safe_dump(SPEC))
+    return path, claims
+
+
 def test_a_solver_is_its_name_with_the_clipping_ablation_told_apart():
     assert sv.label("SPABA[R=inf,p=0.1]") == "SPABA[R=inf]"
     assert sv.label("SPABA[p=0.1,R=inf]") == "SPABA[R=inf]"
@@ -137,10 +145,7 @@ def test_the_work_to_reach_the_target_and_the_profiles():
 
 
 def test_the_report_states_the_rule_first(tmp_path, capsys):
-    path = tmp_path / "r.parquet"
-    _runs().to_parquet(path)
-    claims = tmp_path / "c.yml"
-    claims.write_text(yaml.safe_dump(SPEC))
+    path, claims = _files(tmp_path, _runs())
     assert sv.main([str(path), "--claims", str(claims)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"**The rule.** {verdicts.RULE}")
@@ -185,10 +190,7 @@ def test_an_ablation_variant_is_no_rival():
 def test_the_summary_alone_is_the_reports_table(tmp_path, capsys):
     """--summary prints the report's table of verdicts, --only its rows
     about one thing, read with Holm's correction over every claim."""
-    path = tmp_path / "r.parquet"
-    _runs().to_parquet(path)
-    claims = tmp_path / "c.yml"
-    claims.write_text(yaml.safe_dump(SPEC))
+    path, claims = _files(tmp_path, _runs())
     sv.main([str(path), "--claims", str(claims)])
     full = capsys.readouterr().out
     assert sv.main([str(path), "--claims", str(claims), "--summary"]) == 0
@@ -222,10 +224,7 @@ def _long_iteration_runs():
 
 def test_a_verdict_that_depends_on_where_the_budget_falls_is_shown(
         tmp_path, capsys):
-    path = tmp_path / "r.parquet"
-    _long_iteration_runs().to_parquet(path)
-    claims = tmp_path / "c.yml"
-    claims.write_text(yaml.safe_dump(SPEC))
+    path, claims = _files(tmp_path, _long_iteration_runs())
     sv.main([str(path), "--claims", str(claims)])
     out = capsys.readouterr().out
     # SPABA's 20 runs are read between 9 and 10.9 epochs (interpolated):

@@ -113,42 +113,40 @@ def read_at(run, budget, columns, step=None):
 
 def read_before(run, budget, columns, step=None, near=NEAR):
     """``Reading`` of ``columns`` of one run that used at most ``budget``
-    epochs, up to ``near``: ``read_at``'s when it read at most ``near``
-    epochs past the budget, otherwise (farther, or interpolated) the run's
-    last evaluation at or before the budget (``before``)."""
-    at = read_at(run, budget, columns, step)
-    if not _far(at, budget, near):
-        return at
-    sound, _ = sound_points(run)
-    epochs = sound[EPOCHS].to_numpy(dtype=float)
-    i = int(np.flatnonzero(epochs <= budget + TOL * max(1.0, budget))[-1])
-    return Reading("before", float(epochs[i]),
-                   _values(sound.iloc[i], columns))
+    epochs, up to ``near``: ``read_at``'s unless it is ``far``, otherwise
+    the run's last evaluation at or before the budget (``before``)."""
+    return _read_beside(run, budget, columns, step, near, "before")
 
 
 def read_past(run, budget, columns, step=None, near=NEAR):
     """``Reading`` of ``columns`` of one run at its first evaluation at or
-    past ``budget`` epochs, never interpolated: ``read_at``'s when it read
-    at most ``near`` epochs past the budget, otherwise that evaluation
-    (``past``)."""
+    past ``budget`` epochs, never interpolated: ``read_at``'s unless it is
+    ``far``, otherwise that evaluation (``past``)."""
+    return _read_beside(run, budget, columns, step, near, "past")
+
+
+def _read_beside(run, budget, columns, step, near, side):
     at = read_at(run, budget, columns, step)
-    if not _far(at, budget, near):
+    if not is_far(at, budget, near):
         return at
     sound, _ = sound_points(run)
     epochs = sound[EPOCHS].to_numpy(dtype=float)
-    i = int(np.flatnonzero(epochs >= budget - TOL)[0])
-    return Reading("past", float(epochs[i]),
-                   _values(sound.iloc[i], columns))
+    if side == "before":
+        i = int(np.flatnonzero(epochs <= budget + TOL * max(1.0, budget))[-1])
+    else:
+        i = int(np.flatnonzero(epochs >= budget - TOL)[0])
+    return Reading(side, float(epochs[i]), _values(sound.iloc[i], columns))
 
 
-def _far(reading, budget, near):
-    """Whether ``reading`` stands between two evaluations of its run more
-    than ``near`` epochs past the budget: interpolated, or a grid point
-    that far past (and not the run's first point)."""
+def is_far(reading, budget, near=NEAR):
+    """Whether ``reading`` (``read_at``'s) stands between two evaluations
+    of its run more than ``near`` epochs past the budget: interpolated, or
+    a grid point that far past (and not the run's first point); only such
+    a reading differs before and past the budget."""
     if reading.how == "interpolated":
         return True
     return reading.how == "grid" and reading.epochs > budget + near \
-        and reading.first is False
+        and not reading.first
 
 
 def read_end(run, columns):

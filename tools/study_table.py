@@ -41,8 +41,8 @@ from benchmark_utils.plot_views import short_labels
 from benchmark_utils.reference_columns import (NAMES, reference_names,
                                                reference_value)
 from tools import results_file
-from tools.budget_reading import (NEAR, grid_step, read_at, read_before,
-                                  read_end, read_past)
+from tools.budget_reading import (NEAR, grid_step, is_far, read_at,
+                                  read_before, read_end, read_past)
 
 RUN = ["dataset_name", "solver_name", "idx_rep"]
 NEEDED = RUN + ["objective_epochs", "objective_value"]
@@ -65,7 +65,9 @@ def run_rows(df, budget, side="at", end=None):
     (``read_at``), its last evaluation ``before`` it, or its first
     ``past`` it; with ``end``, the epochs the runs were to end at, a run
     whose last evaluation is more than ``NEAR`` past ``end`` is read at
-    its last at or before it when ``side`` is ``before``."""
+    its last at or before it when ``side`` is ``before``.  ``far``: the
+    run reads differently on another side (``budget_reading.is_far``, or
+    its end that far past ``end``)."""
     if side not in SIDES:
         raise ValueError(f"the budget reading must be one of "
                          f"{', '.join(SIDES)}, got {side!r}")
@@ -78,8 +80,9 @@ def run_rows(df, budget, side="at", end=None):
         data, solver, rep = key[:3]
         at = SIDES[side](run, budget, columns, step)
         last = read_end(run, columns)
-        if side == "before" and end is not None and last.how == "held" \
-                and last.epochs > end + NEAR:
+        end_far = end is not None and last.how == "held" \
+            and last.epochs > end + NEAR
+        if side == "before" and end_far:
             last = read_before(run, end, columns, step)
         flags = pd.to_numeric(run.get("objective_diverged", pd.Series(
             dtype=float)), errors="coerce").fillna(0)
@@ -91,7 +94,9 @@ def run_rows(df, budget, side="at", end=None):
                    diverged_at=(float(run.loc[flags > 0, "objective_epochs"]
                                       .min()) if diverged else np.nan),
                    how=at.how, epochs_read=at.epochs,
-                   epochs_end=last.epochs)
+                   epochs_end=last.epochs,
+                   # its reading can differ before and past the budget
+                   far=is_far(at, budget) or end_far)
         for key, col, scale in QUALITIES:
             row[f"{key}_budget"] = scale * at.values.get(col, np.nan)
             row[f"{key}_end"] = scale * last.values.get(col, np.nan)

@@ -207,11 +207,11 @@ def summary_markdown(tables, only=None, others=None):
     for name in names:
         cells = []
         for q in read:
-            cell = _verdict_of(tables, q, name)
+            verdict = cell = _verdict_of(tables, q, name)
             for side, other in (others or {}).items():
-                verdict = _verdict_of(other, q, name)
-                if verdict != _verdict_of(tables, q, name):
-                    cell += f"; {verdict} {ASIDE[side]}"
+                seen = _verdict_of(other, q, name)
+                if seen != verdict:
+                    cell += f"; {seen} {ASIDE[side]}"
             cells.append(cell)
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -295,9 +295,14 @@ def summary(df, spec, budget, only=None, side="at"):
             verdict_tables(readings(df, budget, side), spec), only)
     runs = readings(df, budget, "at")
     at = verdict_tables(runs, spec)
-    others = {s: verdict_tables(reread(df, runs, s, budget), spec)
-              for s in ASIDE}
-    return summary_markdown(at, only, others)
+    return summary_markdown(at, only, other_sides(df, spec, runs, budget))
+
+
+def other_sides(df, spec, runs, budget=None):
+    """{side: verdict tables} with the far runs of ``runs`` read on each
+    side of ``ASIDE`` (``reread``)."""
+    return {s: verdict_tables(reread(df, runs, s, budget), spec)
+            for s in ASIDE}
 
 
 RUN_KEY = ["dataset", "solver", "rep", "seed"]
@@ -305,15 +310,9 @@ RUN_KEY = ["dataset", "solver", "rep", "seed"]
 
 def reread(df, runs, side, budget=None):
     """``runs`` (``readings`` of ``df`` at ``budget``) with the runs whose
-    reading can differ on ``side`` read again there: those interpolated,
-    read more than ``NEAR`` epochs past the budget, or ending more than
-    ``NEAR`` past their last point's target; every other run reads the
-    same on every side (``tools.budget_reading.read_before``)."""
-    end = pd.to_numeric(runs["end"], errors="coerce")
-    far = ((runs["how"] == "interpolated")
-           | ((runs["how"] == "grid")
-              & (runs["epochs_read"] > runs["budget"] + NEAR))
-           | (runs["epochs_end"] > end + NEAR))
+    reading can differ on ``side`` (``far``, ``study_table.run_rows``)
+    read again there; every other run reads the same on every side."""
+    far = runs["far"].astype(bool)
     if not far.any():
         return runs
     keys = set(map(tuple, runs.loc[far, RUN_KEY].astype(str).values))
@@ -340,8 +339,7 @@ def bracket_changes(df, spec, budget=None, at=None, runs=None):
     far_end = int((runs["epochs_end"] > runs["end"].astype(float)
                    + NEAR).sum())
     at = at if at is not None else verdict_tables(runs, spec)
-    others = {s: verdict_tables(reread(df, runs, s, budget), spec)
-              for s in ASIDE}
+    others = other_sides(df, spec, runs, budget)
     out = []
     for q, _ in QUANTITIES:
         for name in (at[q]["name"] if q in at else ()):

@@ -161,8 +161,9 @@ def confirm_solver(runner, solver, rows, epochs, evals, metric, log=None,
     tried, chosen = [], None
     for rank, row in enumerate(rows, start=1):
         start = time.perf_counter()
-        if _key(row["parameters"]) in (known or {}):
-            held, why = known[_key(row["parameters"])]
+        outcome = (known or {}).get(_key(row["parameters"]))
+        if outcome is not None:
+            held, why = outcome
             how = "reused"
         else:
             if log is not None:
