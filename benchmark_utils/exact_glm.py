@@ -24,8 +24,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit, log_expit
 
-from .exact_kernels import (ce_grad_pass, ce_hvp_pass, use_pass_threads,
-                            warm_up)
+from .exact_kernels import grad_pass, hvp_pass, variants_for, warm_up
 
 # Backtracking cannot resolve a decrease of g below this fraction of |g|
 # (rounding of a mean over the training set): there the Newton step is
@@ -120,15 +119,14 @@ class SoftmaxCE:
         self._gram_sigma = np.maximum(gram_sigma, 0.0)
         self._pc = None
         self._A32 = None
-        warm_up()
+        warm_up(variants_for(C, self.A, self.B))
 
     def W(self, y):
         return y.reshape(self.C, self.p)
 
     def value_grad(self, x, y):
         wts, lam = self.weights(x), self.lam(x)
-        use_pass_threads(self.A, self.C)
-        loss = ce_grad_pass(self.A, self.lA, self.W(y), wts, self.S, self._G)
+        loss = grad_pass(self.A, self.lA, self.W(y), wts, self.S, self._G)
         W = self.W(y)
         val = loss + 0.5 * lam @ np.sum(W * W, axis=1)
         grad = (self._G + lam[:, None] * W).ravel()
@@ -137,8 +135,7 @@ class SoftmaxCE:
         return val, grad
 
     def hvp(self, v):
-        use_pass_threads(self.A, self.C)
-        ce_hvp_pass(self.A, self.S, self._wts, self.W(v), self._Hv)
+        hvp_pass(self.A, self.S, self._wts, self.W(v), self._Hv)
         return (self._Hv + self._lam[:, None] * self.W(v)).ravel()
 
     def hvp_rounded(self, v):
@@ -151,8 +148,7 @@ class SoftmaxCE:
         call (63 MB on Fashion-MNIST)."""
         if self._A32 is None:
             self._A32 = self.A.astype(np.float32)
-        use_pass_threads(self._A32, self.C)
-        ce_hvp_pass(self._A32, self.S, self._wts, self.W(v), self._Hv)
+        hvp_pass(self._A32, self.S, self._wts, self.W(v), self._Hv)
         return (self._Hv + self._lam[:, None] * self.W(v)).ravel()
 
     def precond(self, r):
@@ -177,9 +173,8 @@ class SoftmaxCE:
 
     def f_grad(self, y):
         G = np.empty((self.C, self.p))
-        use_pass_threads(self.B, self.C)
-        loss = ce_grad_pass(self.B, self.lB, self.W(y), self._val_wts,
-                            self.S_val, G)
+        loss = grad_pass(self.B, self.lB, self.W(y), self._val_wts,
+                         self.S_val, G)
         return loss, G.ravel()
 
     def grad_x_f(self, x, y):

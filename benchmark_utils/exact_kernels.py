@@ -19,7 +19,9 @@ run's solver leaves idle while it waits for its metrics, one in a worker
 of ``benchopt run -j N`` or of dask (their launchers set
 ``OMP_NUM_THREADS``), so that a metric evaluation never competes with the
 other runs for the cores; the result is bitwise the same on any number of
-threads.
+threads.  A pass over a small ``A`` (digits, wine) runs the same chunks on
+the calling thread (``*_serial``): waking the thread pool would cost more
+than the pass (``grad_pass``, ``hvp_pass`` choose).
 """
 import os
 
@@ -178,6 +180,23 @@ def _hvp_rows(A, S, wts, V, out, lo, hi):
         j += nr
 
 
+@njit(cache=True)  # no fastmath: the order written is the order computed
+def _tree_sum(values):
+    """The sum of ``values`` as a balanced tree, (v0 + v1) + (v2 + v3) for
+    four: the order the threaded pass's compiled reduction of its chunks'
+    losses took, written out so that both builds compute it."""
+    buf = values.copy()
+    n = buf.shape[0]
+    while n > 1:
+        half = n // 2
+        for i in range(half):
+            buf[i] = buf[2 * i] + buf[2 * i + 1]
+        if n % 2:
+            buf[half] = buf[n - 1]
+        n = half + n % 2
+    return buf[0]
+
+
 @njit(cache=True, fastmath=_FAST, parallel=True)
 def ce_grad_pass(A, labels, W, wts, S, G):
     """Return sum_j w_j CE_j; G = sum_j w_j (s_j - e_{b_j}) a_j^T,
@@ -189,11 +208,9 @@ def ce_grad_pass(A, labels, W, wts, S, G):
         losses[k] = _grad_rows(A, labels, W, wts, S, parts[k],
                                (m * k) // CHUNKS, (m * (k + 1)) // CHUNKS)
     G[:] = parts[0]
-    loss = losses[0]
     for k in range(1, CHUNKS):  # a fixed order: any number of threads
         G += parts[k]
-        loss += losses[k]
-    return loss
+    return _tree_sum(losses)
 
 
 @njit(cache=True, fastmath=_FAST, parallel=True)
@@ -209,17 +226,65 @@ def ce_hvp_pass(A, S, wts, V, out):
         out += parts[k]
 
 
-# Passes over fewer entries than this run on one thread: splitting them
-# costs more than it saves (and a thread waiting for a busy core's sibling
+@njit(cache=True, fastmath=_FAST)
+def ce_grad_pass_serial(A, labels, W, wts, S, G):
+    """``ce_grad_pass`` on the calling thread: the same chunks summed in
+    the same order (bitwise the same result), without waking numba's
+    thread pool, which costs more than a pass over a small ``A``."""
+    m = A.shape[0]
+    parts = np.empty((CHUNKS,) + G.shape)
+    losses = np.empty(CHUNKS)
+    for k in range(CHUNKS):
+        losses[k] = _grad_rows(A, labels, W, wts, S, parts[k],
+                               (m * k) // CHUNKS, (m * (k + 1)) // CHUNKS)
+    G[:] = parts[0]
+    for k in range(1, CHUNKS):
+        G += parts[k]
+    return _tree_sum(losses)
+
+
+@njit(cache=True, fastmath=_FAST)
+def ce_hvp_pass_serial(A, S, wts, V, out):
+    """``ce_hvp_pass`` on the calling thread (bitwise the same result)."""
+    m = A.shape[0]
+    parts = np.empty((CHUNKS,) + out.shape)
+    for k in range(CHUNKS):
+        _hvp_rows(A, S, wts, V, parts[k], (m * k) // CHUNKS,
+                  (m * (k + 1)) // CHUNKS)
+    out[:] = parts[0]
+    for k in range(1, CHUNKS):
+        out += parts[k]
+
+
+# Passes over fewer entries than this run on the calling thread: waking
+# the pool costs more than splitting saves (0.19 ms a call against 3 us
+# for a pass over wine; and a thread waiting for a busy core's sibling
 # dominates on a loaded machine).
 PARALLEL_MIN = 2_000_000
 
 
-def use_pass_threads(A, n_classes):
-    """Run the next passes of this thread over ``A`` (``n_classes``
-    classes) on ``pass_threads()`` threads, on one for a small ``A``."""
-    large = A.shape[0] * A.shape[1] * n_classes >= PARALLEL_MIN
-    numba.set_num_threads(pass_threads() if large else 1)
+def is_large(A, n_classes):
+    """Whether passes over ``A`` (``n_classes`` classes) run threaded."""
+    return A.shape[0] * A.shape[1] * n_classes >= PARALLEL_MIN
+
+
+def grad_pass(A, labels, W, wts, S, G):
+    """``ce_grad_pass`` on ``pass_threads()`` threads for a large ``A``,
+    on the calling thread for a small one; the same result either way."""
+    if is_large(A, W.shape[0]):
+        numba.set_num_threads(pass_threads())
+        return ce_grad_pass(A, labels, W, wts, S, G)
+    return ce_grad_pass_serial(A, labels, W, wts, S, G)
+
+
+def hvp_pass(A, S, wts, V, out):
+    """``ce_hvp_pass`` on ``pass_threads()`` threads for a large ``A``,
+    on the calling thread for a small one; the same result either way."""
+    if is_large(A, V.shape[0]):
+        numba.set_num_threads(pass_threads())
+        ce_hvp_pass(A, S, wts, V, out)
+    else:
+        ce_hvp_pass_serial(A, S, wts, V, out)
 
 
 def pass_threads():
@@ -241,14 +306,31 @@ def pass_threads():
     return min(len(os.sched_getaffinity(0)), numba.config.NUMBA_NUM_THREADS)
 
 
-def warm_up():
-    """Compile (or load from numba's cache) the passes on a tiny problem,
-    so that the first metric evaluation of a run does not pay for it: both
-    on float64 features, the Hessian-vector one on float32 features too
-    (``exact_glm``'s rounded products)."""
+THREADED, SERIAL = "threaded", "serial"  # the two builds of each pass
+
+
+def variants_for(n_classes, *features):
+    """The builds that passes over these feature arrays run (``is_large``)."""
+    return tuple(sorted({THREADED if is_large(A, n_classes) else SERIAL
+                         for A in features}))
+
+
+def warm_up(variants=(THREADED, SERIAL)):
+    """Compile (or load from numba's cache) the passes of ``variants`` on
+    a tiny problem, so that the first metric evaluation of a run does not
+    pay for it: both on float64 features, the Hessian-vector one on
+    float32 features too (``exact_glm``'s rounded products)."""
+    unknown = set(variants) - {THREADED, SERIAL}
+    if unknown:
+        raise ValueError(f"variants must be among {THREADED!r} and "
+                         f"{SERIAL!r}, got {sorted(unknown)}")
     A = np.ones((5, 2))
     S = np.empty((5, 2))
     G = np.empty((2, 2))
-    ce_grad_pass(A, np.zeros(5, dtype=np.int64), G, np.ones(5), S, G.copy())
-    ce_hvp_pass(A, S, np.ones(5), G, np.empty((2, 2)))
-    ce_hvp_pass(A.astype(np.float32), S, np.ones(5), G, np.empty((2, 2)))
+    passes = {THREADED: (ce_grad_pass, ce_hvp_pass),
+              SERIAL: (ce_grad_pass_serial, ce_hvp_pass_serial)}
+    for variant in variants:
+        grad, hvp = passes[variant]
+        grad(A, np.zeros(5, dtype=np.int64), G, np.ones(5), S, G.copy())
+        hvp(A, S, np.ones(5), G, np.empty((2, 2)))
+        hvp(A.astype(np.float32), S, np.ones(5), G, np.empty((2, 2)))

@@ -171,8 +171,10 @@ def is_ready(kernel):
     and a look at the cache's index, nothing compiled or loaded."""
     if kernel.entry == "metrics":
         from . import exact_kernels
-        return (_holds_n(exact_kernels.ce_grad_pass, 1)
-                and _holds_n(exact_kernels.ce_hvp_pass, 2))
+        return all(_holds_n(grad, 1) and _holds_n(hvp, 2) for grad, hvp in (
+            (exact_kernels.ce_grad_pass, exact_kernels.ce_hvp_pass),
+            (exact_kernels.ce_grad_pass_serial,
+             exact_kernels.ce_hvp_pass_serial)))
     if kernel.entry == "core":
         run = engine.core_run(kernel.dtype, kernel.task)
     else:

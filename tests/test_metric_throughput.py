@@ -44,6 +44,44 @@ def test_passes_are_bitwise_the_same_on_one_and_two_threads():
         assert np.array_equal(a, b)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(70, 13, 3), (1000, 64, 10), (7, 3, 2)])
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 30.0])
+def test_serial_passes_are_bitwise_the_threaded_ones(shape, dtype, scale):
+    """The calling-thread build of each pass (wine's and digits' shapes)
+    sums the same chunks in the same order as the threaded one, the
+    chunks' losses too (a compiled reduction may reorder them)."""
+    m, p, C = shape
+    rng = np.random.default_rng(m)
+    A = rng.standard_normal((m, p))
+    lab = rng.integers(0, C, m)
+    W = scale * rng.standard_normal((C, p))
+    V = rng.standard_normal((C, p))
+    w = rng.random(m) * scale
+    threaded = _passes(A, lab, W, w, V)
+    S, G, out = np.empty((m, C)), np.empty(W.shape), np.empty(W.shape)
+    loss = exact_kernels.ce_grad_pass_serial(A, lab, W, w, S, G)
+    exact_kernels.ce_hvp_pass_serial(A.astype(dtype), S, w, V, out)
+    ref = np.empty(W.shape)
+    ce_hvp_pass(A.astype(dtype), threaded[2], w, V, ref)
+    assert loss == threaded[0]
+    assert np.array_equal(G, threaded[1]) and np.array_equal(S, threaded[2])
+    assert np.array_equal(out, ref)
+    # the entry points pick the build by size, with the same result
+    G2 = np.empty(W.shape)
+    assert exact_kernels.grad_pass(A, lab, W, w, S, G2) == loss
+    assert not exact_kernels.is_large(A, C)
+
+
+def test_small_data_warms_up_only_the_serial_passes():
+    small, large = np.empty((134, 13)), np.empty((20000, 784))
+    assert exact_kernels.variants_for(3, small, small) == ("serial",)
+    assert exact_kernels.variants_for(10, large, small) == (
+        "serial", "threaded")
+    with pytest.raises(ValueError, match="variants must be among"):
+        exact_kernels.warm_up(("parallel",))
+
+
 def test_pass_threads_follow_the_launchers_share(monkeypatch):
     monkeypatch.delenv(exact_kernels.THREADS_ENV, raising=False)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a worker of -j N or dask
