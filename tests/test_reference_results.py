@@ -163,7 +163,7 @@ def test_references_are_constant_columns_of_every_evaluation(digits):
 
 
 def test_reference_table_draws_the_split_of_benchopt_run(capsys):
-    """tools.reference_table on digits, --seed 3, repetition 1: the split
+    """study.reference_table on digits, --seed 3, repetition 1: the split
     of that run (the dataset's seed from benchopt's run context) and its
     references."""
     from benchopt.utils.run_context import RunContext

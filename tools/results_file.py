@@ -1,4 +1,4 @@
-"""Results files of the result tools (``tools.study_table``,
+"""Results files of the result tools (``study.table``,
 ``tools.select``, ``tools.figures``): read, checked for the columns a tool
 needs (a clear message naming the file and what is missing), and written
 atomically, never over an input.

@@ -13,9 +13,9 @@ the best, relative) and draws the curves, one per solver, when
 ``--figure`` is given.  Only the ranked trials (within the budget) enter.
 """
 import argparse
-import json
 import math
 import sys
+from .record_file import read_json
 
 IMPROVING = 1e-3  # relative improvement in the last quarter that flags
 LAST = 0.25  # the share of the epochs charged read as "the end"
@@ -151,8 +151,7 @@ def main(argv=None):
                    help="draw the curves to this file (.svg, .png)")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        with open(args.record) as handle:
-            rec = json.load(handle)
+        rec = read_json(args.record)
         print(markdown(rec) if args.markdown else "\n".join(lines(rec)))
     except (OSError, ValueError, KeyError) as err:
         p.error(f"{args.record}: not a readable tuning record ({err})")

@@ -27,7 +27,7 @@ from benchmark_utils.tuned import TUNED
 from .space import _round
 
 FIRST = ("sweep", "defaults")
-# a source naming a run config: ``config=configs/tuned_fashion_splits.yml``
+# a source naming a run config: ``config=study/configs/tuned_fashion_splits.yml``
 CONFIG = "config="
 # what a point's trial keeps in its user attributes: its source
 ATTRIBUTE = "first"

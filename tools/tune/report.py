@@ -23,6 +23,7 @@ range (``edges``) and whether it was still improving at the end
 """
 import datetime
 import json
+import lzma
 import math
 import os
 import stat
@@ -170,21 +171,26 @@ def record_path(settings, given=None):
 
 
 def write_record(path, rec):
-    write_atomic(path, json.dumps(rec, indent=1, default=_json_default)
-                 + "\n")
+    """Write a record as JSON, xz-compressed when ``path`` ends in
+    ``.xz`` (how the study stores its records)."""
+    text = json.dumps(rec, indent=1, default=_json_default) + "\n"
+    if str(path).endswith(".xz"):
+        write_atomic(path, lzma.compress(text.encode(), preset=9))
+    else:
+        write_atomic(path, text)
 
 
 def write_atomic(path, text):
-    """Write ``text`` to ``path`` through a temporary file of the same
-    folder and ``os.replace``: an interrupted write leaves the old file
-    (or none), never a truncated one.  The file keeps the mode of the one
-    it replaces (else the umask's)."""
+    """Write ``text`` (str or bytes) to ``path`` through a temporary file
+    of the same folder and ``os.replace``: an interrupted write leaves the
+    old file (or none), never a truncated one.  The file keeps the mode of
+    the one it replaces (else the umask's)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = _mode_of(path)
     handle = tempfile.NamedTemporaryFile(
-        "w", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp",
-        delete=False)
+        "wb" if isinstance(text, bytes) else "w", dir=path.parent,
+        prefix=f".{path.name}.", suffix=".tmp", delete=False)
     try:
         with handle:
             handle.write(text)
@@ -227,7 +233,7 @@ def config_text(rec, record_file=None, confirmed=None):
     """A benchopt run config: the Objective on the tuning's grid of
     evaluations (``eval_epochs``), the dataset and each solver's best
     configuration, five repetitions, ``MAX_RUNS`` points, and a note of
-    the study.  ``confirmed`` (``tools.tune.confirm``'s result) replaces
+    the study.  ``confirmed`` (``study.confirm``'s result) replaces
     a solver's best by its confirmed winner, the first trial in order of
     criterion that diverges on none of the held-out splits."""
     b = rec["budget"]
@@ -287,7 +293,7 @@ def config_text(rec, record_file=None, confirmed=None):
 
 def confirm_note(confirmed):
     """The config's line on how its winners were confirmed."""
-    return (f"Confirmed by `python -m tools.tune.confirm`: each winner is "
+    return (f"Confirmed by `python -m study.confirm`: each winner is "
             f"the first complete trial, in order of criterion, that "
             f"diverges on none of {confirmed['splits']} splits of seed "
             f"{confirmed['seed']} over {confirmed['epochs']:g} epochs (the "
@@ -362,7 +368,7 @@ def summary(rec):
                     f"{gain:.3g} over the last quarter of its budget")
             doubts.append(f"  {solver}: still improving ({what}): give a "
                           "larger --trials if the fall holds on other "
-                          "splits (python -m tools.tune.holdout RECORD)")
+                          "splits (python -m study.holdout RECORD)")
     if doubts:
         out += ["", "Before using these winners (docs/comparisons.md, "
                 "\"Is the tuning done?\"):"] + doubts

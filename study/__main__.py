@@ -1,0 +1,21 @@
+"""``python -m study``: the study's commands, one line each."""
+import sys
+
+from tools.commands import main
+
+COMMANDS = {
+    "verdicts": "each claim of a claims file decided by paired tests "
+                "over independent instances",
+    "table": "a comparison's tables at an epoch budget and at the end",
+    "page": "check or rewrite the generated blocks of a study page",
+    "holdout": "does a tuning's late improvement hold on held-out splits?",
+    "confirm": "is a tuning's winner stable on held-out splits?",
+    "ablation": "a run config with one parameter changed, paired with "
+                "the original",
+    "reference_table": "reference results of a dataset's splits",
+    "cleaning_gain": "where hyper-cleaning matters: oracle weights' gain "
+                     "over C_r and p~",
+}
+
+if __name__ == "__main__":
+    sys.exit(main("study", COMMANDS))

@@ -1,0 +1,1 @@
+"""Tests of the study (their own lane: ``python -m pytest study/tests``)."""
