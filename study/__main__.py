@@ -4,6 +4,10 @@ import sys
 from tools.commands import main
 
 COMMANDS = {
+    "run": "run the study of a specification (study/study.yml), "
+           "resumable: tune, check, confirm, compare, verdicts",
+    "add": "put a solver into the stored study: tuned with the same "
+           "work, confirmed, compared on the stored instances",
     "verdicts": "each claim of a claims file decided by paired tests "
                 "over independent instances",
     "table": "a comparison's tables at an epoch budget and at the end",
