@@ -150,6 +150,8 @@ def test_a_tiny_study_runs_resumes_and_takes_a_solver(tmp_path, capsys):
     rounds = yaml.safe_load((tmp_path / "work" / "bc" / "rounds.json")
                             .read_text())
     assert rounds[-1]["changed"] == [] or len(rounds) == 2
+    assert ("bc: done after round" in out) == (rounds[-1]["changed"] == [])
+    assert "round 0 not the last (the first round)" in out
     assert "SABA ahead of SOBA | h_budget" in (
         tmp_path / "work" / "verdicts.md").read_text()
     assert run.main([str(path), "--jobs", "1"]) == 0
@@ -176,3 +178,23 @@ def test_a_tiny_study_runs_resumes_and_takes_a_solver(tmp_path, capsys):
     assert "SRBA[" in (tmp_path / "tuned.yml").read_text()
     assert "SRBA" in yaml.safe_load(path.read_text())["solvers"]
     assert (tmp_path / "data" / "added" / "SRBA" / "tune_bc.json.xz").exists()
+
+
+def test_a_scheduler_address_reaches_the_tunings_and_the_comparisons(
+        tmp_path):
+    spec = study_spec.load()
+    task = spec.tasks["digits"]
+    address = "tcp://127.0.0.1:8786"
+    steps = run.round_steps(spec, task, 0, 40, {}, "w/digits/tune_s0.db",
+                            None, 2, address)
+    tune = steps[0].argv
+    assert tune[tune.index("--dask-address") + 1] == address
+    assert "--jobs" not in tune
+    from study.steps import dask_config
+    config = dask_config(address, str(tmp_path))
+    assert yaml.safe_load(open(config)) == dict(backend="dask",
+                                                dask_address=address)
+    _, compare = run.comparison_steps(spec, task, "c.yml", "w", 2,
+                                      parallel_config=config)
+    argv = compare[0].argv
+    assert argv[argv.index("--parallel-config") + 1] == config
