@@ -12,12 +12,17 @@ end of its run (the budget: ``--budget`` epochs, or by default the tuning
 budget of each result's grid, the Objective's ``eval_epochs`` x 63 that a
 ``tools.tune`` config sets), for H (the validation loss), the test error of
 y*(x) and the test error of its own iterate; a run that diverged by the
-reading counts as the worst value (inf), never as missing.  A claim pairs
-its solver ``a`` with ``b`` on the instances of its tasks
+reading counts as the worst value (inf), never as missing.  A run that
+stopped before a reading without diverging, for another cause than its
+stopping rule (benchopt's timeout, its -n cap), has no value there: the
+instance leaves the pairs of every claim that reads that run there, and
+the report counts the instances each claim lost (``stopped_markdown``).
+A claim pairs its solver ``a`` with ``b`` on the instances of its tasks
 (``study/claims.yml`` says how ``b`` is chosen); each quantity
 gives one table, decided by ``study.paired`` (Wilcoxon signed-rank,
 bootstrap interval of the median difference, Holm over the claims of the
-table; the rule, ``verdicts.RULE``, is printed first).
+table; the rule, ``RULE``: ``study.paired.RULE`` and ``STOPPED_RULE``, is
+printed first).
 
 Data profiles (More & Wild 2009): on each instance, H_L is the lowest H
 any run reached and H0 the starting point's; a run has *reached the
@@ -39,11 +44,21 @@ import yaml
 
 from benchmark_utils.algorithms import defaults
 from study import paired as verdicts
-from study.budget_reading import NEAR, EPOCHS, grid_step, sound_points
-from study.table import load, run_rows
-from tools.tune.report import CALLS_AT_BUDGET, CALLS_AT_END
+from study.budget_reading import (BY_RULE, NEAR, EPOCHS, grid_step,
+                                  sound_points)
+from study.table import end_of, load, run_rows
+from tools.tune.report import CALLS_AT_BUDGET
 
 CLAIMS = Path(__file__).resolve().parent / "claims.yml"
+# a run that did not reach a reading (printed with the rule)
+STOPPED_RULE = (
+    "A run that diverged by a reading counts there as the worst value; one "
+    "that ended before it by its stopping rule (converged, or no progress) "
+    "keeps its last value; one that stopped more than "
+    f"{NEAR:g} epochs before it for another cause (benchopt's timeout, its "
+    "-n cap) has no value there, and the instance leaves the pairs of "
+    "every claim that reads that run there.")
+RULE = verdicts.RULE + " " + STOPPED_RULE
 INSTANCE = ["dataset", "seed", "rep"]
 # (table key, column of run_rows, what it is)
 QUANTITIES = (
@@ -68,6 +83,18 @@ def label(solver_name):
         clips = False
     off = re.search(r"(^|,)R=inf(,|\])", params) is not None
     return name + "[R=inf]" if clips and off else name
+
+
+def stopped_table(runs, quantity):
+    """Instances x solvers: True where the run stopped before the reading
+    of ``quantity`` without diverging (``run_rows``' ``stopped``)."""
+    how = runs["how_end"] if quantity.endswith("_end") else runs["how"]
+    runs = runs.assign(solver=runs["solver"].map(label),
+                       seed=runs["seed"].fillna(-1),
+                       value=(how == "stopped"))
+    runs = runs.drop_duplicates(INSTANCE + ["solver"])
+    return runs.pivot(index=INSTANCE, columns="solver",
+                      values="value").fillna(False).astype(bool)
 
 
 def instance_table(runs, quantity):
@@ -104,19 +131,26 @@ def check_claims(spec):
     return spec
 
 
-def claim_pair(claim, table, baselines):
-    """``(a, b, what b is)``: the claim's values on the instances of its
-    tasks, or None when the results hold no instance of it."""
+def claim_pair(claim, table, baselines, stopped=None):
+    """``(a, b, what b is, the solvers read)``: the claim's values on the
+    instances of its tasks, or None when the results hold no instance of
+    it (``stopped``, like ``table``: where a run stopped before the
+    reading, an instance without its value)."""
     tasks = table.index.get_level_values("dataset")
-    rows = table[[bool(re.search(claim["tasks"], str(t))) for t in tasks]]
+    mine = [bool(re.search(claim["tasks"], str(t))) for t in tasks]
+    rows = table[mine]
     a = claim["a"]
-    if rows.empty or a not in rows or rows[a].isna().all():
+    held = rows[a].notna() if a in rows else None
+    if stopped is not None and held is not None:
+        held = held | stopped[mine][a]
+    if rows.empty or held is None or not held.any():
         return None
     if claim["b"] == "baselines":
         have = [s for s in baselines if s in rows and s != a]
         if not have:
             return None
-        return rows[a], rows[have].median(axis=1), "the baselines' median"
+        return (rows[a], rows[have].median(axis=1), "the baselines' median",
+                [a, *have])
     if claim["b"] == "rival":
         skip = {a, *claim.get("except", [])}
         # the ablations' variants ("SPABA[R=inf]") are no other method
@@ -125,23 +159,43 @@ def claim_pair(claim, table, baselines):
         if not others:
             return None
         rival = min(others, key=lambda s: (rows[s].median(), s))
-        return rows[a], rows[rival], f"{rival} (strongest rival)"
+        return rows[a], rows[rival], f"{rival} (strongest rival)", [a, rival]
     if claim["b"] not in rows:
         return None
-    return rows[a], rows[claim["b"]], claim["b"]
+    return rows[a], rows[claim["b"]], claim["b"], [a, claim["b"]]
+
+
+def claim_rows(runs, spec, quantity):
+    """``[(claim, a, b, what b is, lost)]``: each claim of ``spec`` with
+    instances on ``quantity`` (``claim_pair``), ``lost`` the number of
+    its instances where a run it reads (``a``, ``b``, every baseline of
+    the baselines' median) stopped before the reading (``stopped_table``):
+    those leave its pairs (``a`` and ``b`` NaN there)."""
+    table = instance_table(runs, quantity)
+    stopped = stopped_table(runs, quantity).reindex(
+        index=table.index, columns=table.columns, fill_value=False)
+    out = []
+    for claim in spec["claims"]:
+        pair = claim_pair(claim, table, spec.get("baselines", []), stopped)
+        if pair is None:
+            continue
+        a, b, what, read = pair
+        lost = stopped.loc[a.index, read].any(axis=1)
+        a, b = a.where(~lost), b.where(~lost)
+        out.append((claim, a, b, what, int(lost.sum())))
+    return out
 
 
 def verdict_tables(runs, spec):
-    """One verdict table per quantity: a row per claim with instances."""
+    """One verdict table per quantity: a row per claim with instances (a
+    claim that lost every instance to runs stopped before the reading is
+    not read there: ``stopped_losses`` says so)."""
     out = {}
     for quantity, _ in QUANTITIES:
-        table = instance_table(runs, quantity)
         claims, against = [], []
-        for claim in spec["claims"]:
-            pair = claim_pair(claim, table, spec.get("baselines", []))
-            if pair is None:
+        for claim, a, b, what, lost in claim_rows(runs, spec, quantity):
+            if lost and not verdicts.paired_difference(a, b).n:
                 continue
-            a, b, what = pair
             claims.append(dict(name=claim["name"], a=a.to_numpy(),
                                b=b.to_numpy(),
                                claimed_sign=claim.get("sign", -1)))
@@ -151,6 +205,54 @@ def verdict_tables(runs, spec):
             found.insert(1, "against", against)
             out[quantity] = found
     return out
+
+
+def stopped_losses(runs, spec):
+    """``[(claim, reading, instances lost)]``: the instances each claim
+    left out on each reading because a run it reads there stopped before
+    it (``claim_rows``), where it lost any."""
+    return [(claim["name"], SHORT[q], lost) for q, _ in QUANTITIES
+            for claim, _, _, _, lost in claim_rows(runs, spec, q) if lost]
+
+
+def stopped_markdown(runs, spec):
+    """What the runs that stopped before a reading take from the claims:
+    how many stopped, why, and the instances each claim lost."""
+    before = int((runs["how"] == "stopped").sum())
+    before_end = int((runs["how_end"] == "stopped").sum())
+    stopped = runs[(runs["how"] == "stopped")
+                   | (runs["how_end"] == "stopped")]
+    causes = ", ".join(
+        f"{c or 'cause not in the results'}: {n}"
+        for c, n in stopped["cause"].value_counts().items())
+    by_rule = int(runs["cause"].isin(BY_RULE).sum())
+    rule = (f"{by_rule} runs ended before a reading by their stopping rule "
+            "(converged, or no progress) and keep their last value there")
+    losses = stopped_losses(runs, spec)
+    if not before and not before_end:
+        return (f"**Runs stopped before a reading.** None of the {len(runs)} "
+                "runs stopped more than "
+                f"{NEAR:g} epochs before the budget or the end (the target "
+                "of its last point) without diverging (by benchopt's "
+                f"timeout, its -n cap): no claim lost an instance; {rule}.")
+    head = (f"**Runs stopped before a reading.** {before} of the "
+            f"{len(runs)} runs stopped more than {NEAR:g} epochs before the "
+            f"budget and {before_end} before the end (the target of their "
+            f"last point) without diverging ({causes}): not read there, "
+            "their instances leave the pairs of every claim that reads "
+            f"them; {rule}")
+    if not losses:
+        return head + ". No claim lost an instance."
+    lost = {}
+    for name, reading, n in losses:
+        lost.setdefault(name, {})[reading] = n
+    read = [SHORT[q] for q, _ in QUANTITIES]
+    lines = [head + ". The instances each claim lost, on each reading:", "",
+             "| claim | " + " | ".join(read) + " |",
+             "|---|" + "---|" * len(read)]
+    lines += [f"| {name} | " + " | ".join(str(by.get(r, 0)) for r in read)
+              + " |" for name, by in lost.items()]
+    return "\n".join(lines)
 
 
 def budgets(df, budget=None):
@@ -173,12 +275,11 @@ def budgets(df, budget=None):
 def readings(df, budget=None, side="at"):
     """``run_rows`` of every part of ``budgets``, with its budget, a run
     far from it read on ``side`` (``study_table.SIDES``), and the epochs
-    its runs were to end at (``end``: the grid's last point, None off a
-    grid)."""
+    its runs were to end at (``end``: the target of the grid's last point,
+    ``study.table.end_of``)."""
     out = []
     for part, b in budgets(df, budget):
-        step = grid_step(part)
-        end = None if step is None else CALLS_AT_END * step
+        end = end_of(part, b)
         out.append(run_rows(part, b, side, end).assign(budget=b, end=end))
     return pd.concat(out, ignore_index=True)
 
@@ -290,11 +391,21 @@ def summary(df, spec, budget, only=None, side="at"):
     with ``side="all"`` at it, a budget verdict that differs when they are
     read before or past it saying so in its cell."""
     if side != "all":
-        return summary_markdown(
-            verdict_tables(readings(df, budget, side), spec), only)
+        runs = readings(df, budget, side)
+        return _with_stops(summary_markdown(verdict_tables(runs, spec),
+                                            only), runs, spec)
     runs = readings(df, budget, "at")
     at = verdict_tables(runs, spec)
-    return summary_markdown(at, only, other_sides(df, spec, runs, budget))
+    return _with_stops(summary_markdown(at, only, other_sides(
+        df, spec, runs, budget)), runs, spec)
+
+
+def _with_stops(text, runs, spec):
+    """``text`` followed by ``stopped_markdown`` when a claim lost an
+    instance to a run stopped before a reading."""
+    if not stopped_losses(runs, spec):
+        return text
+    return text + "\n\n" + stopped_markdown(runs, spec)
 
 
 def other_sides(df, spec, runs, budget=None):
@@ -383,7 +494,7 @@ def report(df, spec, budget, tau):
     at = ", ".join(dict.fromkeys(
         f"{d.partition('[')[0]} {b:g}" for d, b in
         runs.groupby("dataset")["budget"].first().items()))
-    lines = [f"**The rule.** {verdicts.RULE}", "",
+    lines = [f"**The rule.** {RULE}", "",
              f"{n} instances; readings at the budget (epochs: {at}) and at "
              "the end of each run; a run that diverged by a reading counts "
              "as the worst value."]
@@ -391,6 +502,7 @@ def report(df, spec, budget, tau):
     lines += ["", "**Every claim on every reading** (the tables below give "
               "each verdict's statistics)", "", summary_markdown(tables)]
     lines += ["", bracket_markdown(df, spec, budget, tables, runs)]
+    lines += ["", stopped_markdown(runs, spec)]
     for quantity, what in QUANTITIES:
         if quantity in tables:
             lines += ["", f"**{what[0].upper() + what[1:]}**", "",

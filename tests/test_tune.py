@@ -99,6 +99,8 @@ def test_end_to_end_equal_budgets_and_written_config(tmp_path, capsys):
     assert "tools.tune" in config.read_text()
     objective = objective_for(dict(n=200, m=300, dim_x=5, dim_y=10))
     assert conf["max-runs"] == report.MAX_RUNS
+    # bounded by max-runs, never cut short by benchopt's default timeout
+    assert conf["no-timeout"] is True
     # the Objective's grid puts callback call 63 at the tuning's 2 epochs
     # for every solver; no solver line sets eval_freq
     assert conf["objective"] == [

@@ -1,15 +1,17 @@
 """study.table: medians over repetitions read at one epoch budget
 (the grid point, or interpolated and marked), at the end, with the own
 iterate's test error and the reference rows; diverged repetitions have no
-value at a budget they did not reach; clear errors on results it cannot
-read."""
+value at a budget they did not reach, nor repetitions stopped before it
+(by a timeout, by benchopt's -n cap), told from the results; clear errors
+on results it cannot read."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from study import table as study_table
-from study.budget_reading import (grid_step, read_at, read_before,
-                                  read_past)
+from study.budget_reading import (CONVERGED, DIVERGED, MAX_RUNS,
+                                  NO_PROGRESS, TIMEOUT, grid_step, read_at,
+                                  read_before, read_past, stop_cause)
 
 DATA = "mnist[ratio=0.5]"
 
@@ -240,3 +242,120 @@ def test_run_rows_reads_the_side_it_is_told_and_the_end_before_its_target():
     with pytest.raises(ValueError, match="budget reading must be one of "
                                          "at, before, past, got 'after'"):
         study_table.run_rows(df, 10.0, "after")
+
+
+# benchopt's scheduled callback calls with --max-runs 12: the budget (10
+# epochs) at call 63 of a grid of 10/63 epochs, the end at call 94
+CALLS = (0, 1, 2, 3, 4, 6, 9, 13, 19, 28, 42, 63, 94)
+GRID = f"Bilevel Optimization[eval_epochs={10 / 63!r}]"
+
+
+def _scheduled(solver, rep, calls=CALLS, value=lambda c: 5.0 - c / 50,
+               **extra):
+    """A run evaluated at ``calls`` of the grid of 10/63 epochs, its H
+    ``value(call)``, its gradient decreasing (never converged)."""
+    return [_point(solver, rep, c * 10 / 63, value(c), stop_val=c,
+                   objective_grad_norm2=1.0 / (1 + c),
+                   objective_n_samples=100 * c, objective_name=GRID,
+                   **extra) for c in calls]
+
+
+def _stopped_comparison():
+    """SOBA and SPABA, two repetitions each, run to the end; SPABA's
+    repetition 1 stopped at 5.3 epochs (the deadline's evaluation, at call
+    34: off benchopt's schedule), and SABA's repetition 0 ended by its
+    stopping rule (H flat for 5 points: no progress) at call 28."""
+    rows = []
+    for rep in (0, 1):
+        rows += _scheduled("SOBA[a=1]", rep)
+        rows += _scheduled("SABA[a=1]", rep, value=(
+            (lambda c: 5.0 - min(c, 4) / 50) if rep == 0 else
+            (lambda c: 5.0 - c / 50)),
+            calls=CALLS[:10] if rep == 0 else CALLS)
+    rows += _scheduled("SPABA[p=0.1]", 0)
+    rows += [r for r in _scheduled("SPABA[p=0.1]", 1) if r["stop_val"] <= 28]
+    rows.append(_point("SPABA[p=0.1]", 1, 5.3, 4.3, stop_val=34,
+                       objective_grad_norm2=0.03,
+                       objective_n_samples=3400, objective_name=GRID))
+    return pd.DataFrame(rows)
+
+
+def test_why_a_run_ended_is_told_from_its_results():
+    df = _stopped_comparison()
+
+    def run(solver, rep):
+        return df[(df.solver_name == solver) & (df.idx_rep == rep)]
+    # the deadline's evaluation is off benchopt's schedule: a timeout
+    assert stop_cause(run("SPABA[p=0.1]", 1)) == TIMEOUT
+    # the benchmark's rule, replayed on its points, ended it
+    assert stop_cause(run("SABA[a=1]", 0)) == NO_PROGRESS
+    # all 13 points: benchopt's -n cap, when it is the most of its results
+    full = run("SOBA[a=1]", 0)
+    assert stop_cause(full, longest=13) == MAX_RUNS
+    assert stop_cause(full) == ""  # the results do not tell
+    # on schedule with fewer points than the others: benchopt's timeout
+    # check at an evaluation is all that ends a run there
+    assert stop_cause(full[full.stop_val <= 42], longest=13) == TIMEOUT
+    converged = full.assign(objective_grad_norm2=np.where(
+        full.stop_val == 94, 1e-25, 1.0))
+    assert stop_cause(converged, longest=13) == CONVERGED
+    flagged = full.assign(objective_diverged=(full.stop_val == 94) * 1)
+    assert stop_cause(flagged) == DIVERGED
+
+
+def test_a_run_stopped_before_the_budget_is_not_read_there():
+    df = _stopped_comparison()
+    assert study_table.end_of(df, 10.0) == pytest.approx(94 * 10 / 63)
+    runs = study_table.read_runs(df, 10.0)
+    spaba = runs[(runs.solver == "SPABA[p=0.1]") & (runs.rep == 1)].iloc[0]
+    # stopped at 5.3 of 10 epochs: no value at 10, nor at the end
+    assert (spaba.how, spaba.how_end, spaba.cause) == \
+        ("stopped", "stopped", TIMEOUT)
+    assert spaba.stopped_at == pytest.approx(5.3)
+    assert np.isnan(spaba.h_budget) and np.isnan(spaba.h_end)
+    # ended by its stopping rule before the budget: its last value holds
+    saba = runs[(runs.solver == "SABA[a=1]") & (runs.rep == 0)].iloc[0]
+    assert (saba.how, saba.cause) == ("held", NO_PROGRESS)
+    assert saba.h_budget == pytest.approx(5.0 - 4 / 50)
+    # run to the end: read at the budget's grid point and at the end
+    soba = runs[(runs.solver == "SOBA[a=1]") & (runs.rep == 0)].iloc[0]
+    assert (soba.how, soba.how_end, soba.cause) == ("grid", "held", "")
+    table = study_table.summary(runs)
+    row = table[table.solver == "SPABA[p=0.1]"].iloc[0]
+    # not a median of the other repetition alone
+    assert np.isnan(row.h_budget) and np.isnan(row.h_end)
+    assert row.stops_budget == [(5.3, TIMEOUT)]
+    text = study_table.markdown(table, 10.0)
+    line = [r for r in text.splitlines() if r.startswith("| SPABA")][0]
+    assert line.startswith("| SPABA | — (1 of 2 stopped at 5.3 ep., "
+                           "timeout) | — | — |")
+    assert "— (1 of 2 stopped at 5.3 ep., timeout) | — | — | 14.9 |" \
+        in line  # the end, and the other run's epochs there
+    assert ("1 run stopped more than 0.25 epochs before 10 epochs and 1 "
+            "before the end") in text and "(timeout: 1)" in text
+    assert study_table.stop_text([(5.3, TIMEOUT)], 1) == \
+        "— (stopped at 5.3 ep., timeout)"
+    assert study_table.stop_text([(5.3, TIMEOUT), (6.7, MAX_RUNS)], 3) == \
+        "— (2 of 3 stopped at 5.3 ep., timeout; 6.7 ep., max runs)"
+
+
+def test_a_budget_past_the_grids_last_point_is_not_reached():
+    # a comparison run with -n 10: every run ends at call 42 (6.67
+    # epochs), before the budget of 10 epochs: benchopt's -n cap
+    df = pd.DataFrame(_scheduled("SOBA[a=1]", 0, CALLS[:11])
+                      + _scheduled("SOBA[a=1]", 1, CALLS[:11]))
+    runs = study_table.read_runs(df, 10.0)
+    assert (runs.how == "stopped").all() and (runs.cause == MAX_RUNS).all()
+    assert "(max runs: 2)" in study_table.markdown(
+        study_table.summary(runs), 10.0)
+    # read at 6 epochs, they reached it
+    assert (study_table.run_rows(df, 6.0).how == "interpolated").all()
+
+
+def test_the_table_command_says_a_run_stopped(tmp_path, capsys):
+    path = tmp_path / "r.parquet"
+    _stopped_comparison().to_parquet(path)
+    study_table.main([str(path), "--budget", "10"])
+    out = capsys.readouterr().out
+    assert "| SPABA | — (1 of 2 stopped at 5.3 ep., timeout) |" in out
+    assert "| SOBA | 3.740 |" in out  # 5 - 63 / 50, call 63

@@ -260,3 +260,75 @@ def test_rereading_only_the_far_runs_is_reading_them_all():
         pd.testing.assert_frame_equal(fast.reset_index(drop=True),
                                       full.reset_index(drop=True))
         assert (fast["how"] == side).sum() == 20
+
+
+def _stopped_runs():
+    """``_runs`` with SPABA diverged at 10 epochs on digits instances 3 and
+    4, and stopped at 5 epochs (its points at 10 and 15 missing: fewer
+    than the others', not by its stopping rule) on digits instances 0, 1
+    and 2; SOBA stopped the same way on wine instance 0."""
+    df = _runs(diverge={("SPABA", 3), ("SPABA", 4)})
+    spaba = (df.solver_name == "SPABA[step_size=0.1]") \
+        & (df.dataset_name == "digits[a=1]") & df.idx_rep.isin([0, 1, 2])
+    soba = (df.solver_name == "SOBA[step_size=0.1]") \
+        & (df.dataset_name == "wine[b=2]") & (df.idx_rep == 0)
+    return df[~((spaba | soba) & (df.objective_epochs > 5))]
+
+
+def test_a_run_stopped_before_a_reading_leaves_the_claims_pairs():
+    runs = sv.readings(_stopped_runs())
+    stopped = runs[runs["how"] == "stopped"]
+    assert len(stopped) == 4 and (stopped["cause"] == "timeout").all()
+    assert (runs["how_end"] == "stopped").sum() == 4
+    h = sv.instance_table(runs, "h_budget")["SPABA"].xs(
+        "digits[a=1]", level="dataset")
+    # stopped: no value; diverged: the worst value
+    assert h.iloc[:3].isna().all() and np.isinf(h.iloc[3:5]).all()
+    tables = sv.verdict_tables(runs, SPEC)
+    for q in ("h_budget", "h_end", "err_budget"):
+        t = tables[q].set_index("name")
+        # 3 of SPABA's 10 digits instances leave its claims' pairs; the
+        # 2 diverged stay, as inf
+        assert (t.loc["SPABA best", "n"], t.loc["SPABA best",
+                                                "dropped"]) == (7, 3)
+        assert t.loc["SOBA ahead of SPABA", "n"] == 7
+        # a baseline stopped on wine instance 0: the baselines' median is
+        # not read there (not SRBA's value alone)
+        assert t.loc["MSEBA over the baselines", "n"] == 19
+    lost = sv.stopped_losses(runs, SPEC)
+    assert ("SPABA best", "H, budget", 3) in lost
+    assert ("MSEBA over the baselines", "own y's test error, end", 1) \
+        in lost
+    assert len(lost) == 3 * 6
+
+
+def test_the_report_counts_the_instances_each_claim_lost(tmp_path, capsys):
+    path, claims = _files(tmp_path, _stopped_runs())
+    sv.main([str(path), "--claims", str(claims)])
+    out = capsys.readouterr().out
+    assert sv.STOPPED_RULE in out.split("\n\n")[0]
+    assert ("**Runs stopped before a reading.** 4 of the 100 runs stopped "
+            "more than 0.25 epochs before the budget and 4 before the end "
+            "(the target of their last point) without diverging (timeout: "
+            "4)") in out
+    assert "| SPABA best | 3 | 3 | 3 | 3 | 3 | 3 |" in out
+    assert "| MSEBA over the baselines | 1 | 1 | 1 | 1 | 1 | 1 |" in out
+    # the summary alone says it too, under its table
+    sv.main([str(path), "--claims", str(claims), "--summary"])
+    assert "| SPABA best | 3 | 3 |" in capsys.readouterr().out
+    # none stopped: said in one sentence, the summary unchanged
+    path, claims = _files(tmp_path, _runs())
+    sv.main([str(path), "--claims", str(claims)])
+    assert ("**Runs stopped before a reading.** None of the 100 runs "
+            "stopped") in capsys.readouterr().out
+    sv.main([str(path), "--claims", str(claims), "--summary"])
+    assert "Runs stopped" not in capsys.readouterr().out
+
+
+def test_a_claim_that_lost_every_instance_is_not_read():
+    df = _runs(reps=3, datasets=("digits[a=1]",))
+    spaba = df.solver_name == "SPABA[step_size=0.1]"
+    runs = sv.readings(df[~(spaba & (df.objective_epochs > 5))])
+    tables = sv.verdict_tables(runs, SPEC)
+    assert "SPABA best" not in set(tables["h_budget"]["name"])
+    assert ("SPABA best", "H, budget", 3) in sv.stopped_losses(runs, SPEC)

@@ -50,6 +50,10 @@ MAX_RUNS = 12  # benchopt's -n: points at calls 0, 1, ..., 63, 94
 HORIZON = 1.5  # the last point (call 94 of 63), in tuning budgets
 CALLS_AT_END = 94  # the callback call of the last point
 OBJECTIVE = "Bilevel Optimization"  # the benchmark's Objective
+# a comparison's runs are bounded in work (max-runs), not in seconds: a
+# timeout would end a run on a loaded machine before its budget
+NO_TIMEOUT_NOTE = ("# no timeout: max-runs bounds each run; benchopt's "
+                   "100 s cut slow ones short of the budget")
 
 
 def _trial_row(t, settings, ranked):
@@ -232,10 +236,11 @@ def solver_string(solver, parameters):
 def config_text(rec, record_file=None, confirmed=None):
     """A benchopt run config: the Objective on the tuning's grid of
     evaluations (``eval_epochs``), the dataset and each solver's best
-    configuration, five repetitions, ``MAX_RUNS`` points, and a note of
-    the study.  ``confirmed`` (``study.confirm``'s result) replaces
-    a solver's best by its confirmed winner, the first trial in order of
-    criterion that diverges on none of the held-out splits."""
+    configuration, five repetitions, ``MAX_RUNS`` points, no timeout
+    (``NO_TIMEOUT_NOTE``), and a note of the study.  ``confirmed``
+    (``study.confirm``'s result) replaces a solver's best by its confirmed
+    winner, the first trial in order of criterion that diverges on none of
+    the held-out splits."""
     b = rec["budget"]
     spent = (f"{b['trials']} trials of {b['epochs']:g} epochs each"
              if b.get("kind", "trials") == "trials" else
@@ -287,7 +292,8 @@ def config_text(rec, record_file=None, confirmed=None):
                      "pruned), left out")
     lines += ["# seed: splits and starting points the trials were not "
               "scored on", f"seed: {COMPARISON_SEED}",
-              "n-repetitions: 5", f"max-runs: {MAX_RUNS}"]
+              "n-repetitions: 5", f"max-runs: {MAX_RUNS}", NO_TIMEOUT_NOTE,
+              "no-timeout: true"]
     return "\n".join(lines) + "\n"
 
 
