@@ -11,7 +11,15 @@ COMMANDS = {
     "verdicts": "each claim of a claims file decided by paired tests "
                 "over independent instances",
     "table": "a comparison's tables at an epoch budget and at the end",
-    "page": "check or rewrite the generated blocks of a study page",
+    "page": "check or rewrite the generated blocks and inline facts of "
+            "a study page; name any number they do not print",
+    "summary": "each claim on each reading: its effect, interval and "
+               "verdict, as a table or a figure",
+    "facts": "the named numbers a study page's prose states, computed "
+             "from the stored results",
+    "tunings": "each task's final tuning: its work, widened ranges and "
+               "command",
+    "html": "the study's pages as a static site that opens offline",
     "holdout": "does a tuning's late improvement hold on held-out splits?",
     "confirm": "is a tuning's winner stable on held-out splits?",
     "ablation": "a run config with one parameter changed, paired with "

@@ -22,24 +22,26 @@ The names (``FACTS``):
   one claim's name in study/claims.yml, READING one of ``h_budget``,
   ``h_end``, ``err_budget``, ``err_end``, ``own_budget``, ``own_end``,
   STAT one of ``median``, ``low``, ``high`` (its interval), ``p``,
-  ``p_holm``, ``n``, ``verdict``, ``against``;
+  ``p_holm``, ``n``, ``verdict``, ``against`` (``b``: its solver's name
+  alone);
 - ``cell TABLE SOLVER COLUMN``: the median over the repetitions of a
   comparison's table (``study.table``; TABLE the file
   ``study/data/study_TABLE.parquet``, COLUMN a reading as above, or
   ``diverged``, ``diverged_by_budget``, ``runs``, ``diverged_at``);
   ``ref TABLE NAME h|err``: a reference result of that table (NAME a part
   of its name); ``rank TABLE SOLVER``: the solver's place by H at the
-  budget; ``solvers TABLE``; ``runs TABLE...``, ``diverged TABLE...``
+  budget (9th); ``solvers TABLE``; ``runs TABLE...``, ``diverged TABLE...``
   (add ``by_budget``); ``reps TABLE``; ``seeds TABLE``; ``dataset TABLE
   PARAMETER``; ``quantum TABLE``: one test sample, in points of test
   error (the smallest step between two test errors);
 - ``tuning TASK KEY`` (a tuning record's ``budget``: ``trials``,
   ``epochs``, ``splits``, ``evals``, ``epochs_per_solver``; or
   ``elapsed`` seconds, ``solvers``), ``flagged TASK`` (solvers still
-  improving), ``flagged_names TASK``, ``edges TASK`` (winners on an edge
-  that can be widened), ``elapsed_hours`` (every tuning);
+  improving), ``flagged_names TASK``, ``edges TASK...`` (winners on an
+  edge that can be widened), ``elapsed_hours`` (every tuning);
 - ``holdout TASK OUTCOME`` (how many late falls had that outcome held
-  out), ``holdout_fall TASK min|max`` (the held-out falls that hold, %);
+  out; ``total``: how many were checked), ``holdout_fall TASK min|max``
+  (the held-out falls that hold, %);
 - ``confirm TASK winner|other|total``, ``confirm_rank TASK SOLVER``,
   ``confirm_key TASK KEY`` (``splits``, ``seed``, ``candidates``);
 - ``const MODULE.NAME [pct|times]``: a constant of the study's code
@@ -123,11 +125,14 @@ def _claim_row(claim, reading):
 @fact
 def effect(claim, reading, stat, digits=None, absolute=False):
     row = _claim_row(claim, reading)
-    key = {"low": "ci_low", "high": "ci_high"}.get(stat, stat)
+    key = {"low": "ci_low", "high": "ci_high", "b": "against"}.get(stat,
+                                                                   stat)
     if key not in row.index:
         raise FactError(f"stat {stat!r}: median, low, high, p, p_holm, n, "
-                        "verdict or against")
+                        "verdict, against or b")
     value = row[key]
+    if stat == "b":
+        return value.partition(" (")[0]
     if isinstance(value, str):
         return value
     if key == "n":
@@ -214,11 +219,19 @@ def ref(table, name, column):
 
 @fact
 def rank(table, solver):
-    """The solver's place by H at the budget (1: the lowest)."""
+    """The solver's place by H at the budget (1st: the lowest)."""
     rows = medians(table).sort_values("h_budget", kind="stable")
     if solver not in rows.index:
         raise FactError(f"{table}: no solver {solver!r}")
-    return str(list(rows.index).index(solver) + 1)
+    return ordinal(list(rows.index).index(solver) + 1)
+
+
+def ordinal(n):
+    """1st, 2nd, 3rd, 4th, 11th, 21st."""
+    n = int(n)
+    suffix = "th" if n % 100 in (11, 12, 13) else \
+        {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 @fact
@@ -326,10 +339,11 @@ def flagged_names(task):
 
 
 @fact
-def edges(task):
+def edges(*tasks):
     """Winners' parameters on an edge that can be widened (not a limit,
-    not flat)."""
-    return str(sum(1 for s in record(task)["solvers"].values()
+    not flat), over ``tasks``."""
+    return str(sum(1 for task in tasks
+                   for s in record(task)["solvers"].values()
                    for e in s.get("edges", [])
                    if e.get("widen") and not e.get("flat")))
 
@@ -344,7 +358,7 @@ def elapsed_hours(digits=None):
 @fact
 def holdout(task, outcome):
     outcomes = [s["outcome"] for s in _json(task, 1)["solvers"].values()]
-    return str(sum(o == outcome for o in outcomes))
+    return str(sum(o == outcome or outcome == "total" for o in outcomes))
 
 
 @fact
@@ -364,7 +378,7 @@ def confirm(task, which):
         return str(len(ranks))
     if which not in ("winner", "other"):
         raise FactError("confirm TASK winner|other|total")
-    return str(sum((r == 1) == (which == "winner") and r is not None
+    return str(sum(r is not None and (r == 1) == (which == "winner")
                    for r in ranks))
 
 

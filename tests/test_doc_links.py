@@ -1,6 +1,8 @@
 """Every link into a section of a page of the repository's documentation
 (``[text](page.md#section)``) names a heading that page has, as GitHub
-makes its anchors (lower case, punctuation dropped, spaces to hyphens)."""
+makes its anchors (lower case, punctuation dropped, spaces to hyphens);
+the study's pages (study/*.md) are read too, and every relative link of
+theirs names a file that exists."""
 import re
 from pathlib import Path
 
@@ -8,7 +10,8 @@ import pytest
 
 from bench_helpers import ROOT
 
-PAGES = [Path(ROOT, "README.md"), *sorted(Path(ROOT, "docs").glob("*.md"))]
+PAGES = [Path(ROOT, "README.md"), *sorted(Path(ROOT, "docs").glob("*.md")),
+         *sorted(Path(ROOT, "study").glob("*.md"))]
 LINK = re.compile(r"\]\(([^)\s]*?)#([^)\s]+)\)")
 
 
@@ -49,3 +52,13 @@ def test_links_to_sections_name_existing_headings(page):
                 match.group(2) not in anchors(target):
             broken.append(f"{match.group(1)}#{match.group(2)}")
     assert not broken, f"{page.name}: no such heading: {broken}"
+
+
+@pytest.mark.parametrize("page", sorted(Path(ROOT, "study").glob("*.md")),
+                         ids=lambda p: p.name)
+def test_the_study_pages_link_to_files_that_exist(page):
+    missing = [target for target in re.findall(
+        r"\]\(([^)\s#]+)(?:#[^)\s]*)?\)", page.read_text())
+        if not target.startswith(("http://", "https://"))
+        and not (page.parent / target).exists()]
+    assert not missing, f"{page.name}: no such file: {missing}"
