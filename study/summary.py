@@ -217,9 +217,13 @@ def image_line(found, path, command):
     """The Markdown line showing ``path`` (its link relative to study/,
     where the study's pages are) when it draws ``found``, else a line
     saying it is stale and how to draw it again."""
-    link = Path(path).resolve().relative_to(ROOT / "study").as_posix()
+    full = ROOT / path
     try:
-        current = stored_fingerprint(ROOT / path) == fingerprint(found)
+        link = full.resolve().relative_to(ROOT / "study").as_posix()
+    except ValueError:  # not a figure of the study's pages
+        link = Path(path).as_posix()
+    try:
+        current = stored_fingerprint(full) == fingerprint(found)
     except OSError:
         current = False
     if not current:
