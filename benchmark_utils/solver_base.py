@@ -114,7 +114,10 @@ class BilevelSolver(BaseSolver):
             if late:
                 break  # benchopt did not stop at the requested evaluation
             calls += 1
-            # a Python-side run also checks the deadline between iterations
+            # the deadline is also read within a step of the grid, between
+            # calls of the compiled loop of about 0.2 s (RunStatus.run_until)
+            # or between iterations of a Python-side run: a step as long as
+            # eval_epochs asks (1e9 epochs) ends at --timeout as well
             self.state.run_until(self.grid_target(calls),
                                  time_is_up=time_is_up)
             if time_is_up():

@@ -34,7 +34,8 @@ every point whose value did not change at all, which made converged runs
 sample points hundreds of times further apart than their convergence
 time), and ``time_is_up()`` lets a solver end its run at the deadline between
 two evaluations instead of at the next one (benchopt checks ``--timeout``
-only at evaluations; see ``BilevelSolver.run``).
+only at evaluations; see ``BilevelSolver.run``), from the ``timeout``
+benchopt gives ``get_runner_instance``.
 
 Metrics that are NaN on some tasks (``suboptimality``, ``dist_x_star`` on
 the logistic tasks) are not used; a missing or non-finite ``grad_norm2`` at
@@ -175,11 +176,24 @@ class ConvergenceCriterion(StoppingCriterion):
             self._stall += 1
         return self._stall >= self.patience
 
+    def get_runner_instance(self, max_runs=1, timeout=None, **kwargs):
+        """benchopt's copy for one run (its public hook, given the run's
+        ``--timeout``), which also keeps the run's deadline for
+        ``time_is_up``: ``timeout`` seconds from now, read just after
+        benchopt's own, so a solver that stops on it is past benchopt's
+        and its run ends with status ``timeout``."""
+        criterion = super().get_runner_instance(
+            max_runs=max_runs, timeout=timeout, **kwargs)
+        criterion.deadline = (None if timeout is None
+                              else time.time() + timeout)
+        return criterion
+
     # -- for the solvers --------------------------------------------------
+    deadline = None  # time.time() of --timeout, set for a run (above)
+
     def time_is_up(self):
-        """True once benchopt's ``--timeout`` deadline has passed."""
-        deadline = getattr(self, "_deadline", None)
-        return deadline is not None and time.time() >= deadline
+        """True once the run's ``--timeout`` deadline has passed."""
+        return self.deadline is not None and time.time() >= self.deadline
 
     def _stop(self, reason):
         self.stop_reason = reason

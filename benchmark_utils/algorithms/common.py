@@ -7,6 +7,7 @@ z_ratio`` the z step (the baselines' Neumann/HIA scale and linear-system
 step); each decays as ``c / (k + 1)^e`` with its exponent over outer
 iterations k (docs/algorithms.md §3, docs/baselines.md §3).
 """
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,6 +82,13 @@ def block_orders(rng, n, m):
 
 # The largest sample count the counters hold: "no target" of ``run``.
 NO_TARGET = np.iinfo(np.int64).max
+
+# Wall time of one call of a compiled loop when ``run_until`` watches a
+# deadline: the iterations of a call are sized, from the run's measured
+# seconds per iteration, to take about this long, and the deadline is
+# read between two calls (docs/metrics.md "--timeout").
+CHUNK_SECONDS = 0.2
+CHUNK_GROWTH = 16
 
 
 def steps_until(run, target, max_iter=None, time_is_up=None):
@@ -157,17 +165,52 @@ class RunStatus:
 
     def run_until(self, target, max_iter=None, time_is_up=None):
         """Advance to the end of the first iteration whose sample count
-        reaches ``target`` (nothing when it already has): one call of the
-        compiled loop, which stops there.  ``max_iter`` caps the
-        iterations (default ``target - n_samples``: every iteration
-        evaluates at least one sample); ``time_is_up`` is accepted for the
-        interface of the Python-side runs and not consulted (one call is
-        milliseconds)."""
+        reaches ``target`` (nothing when it already has): the compiled
+        loop stops there.  ``max_iter`` caps the iterations (default
+        ``target - n_samples``: every iteration evaluates at least one
+        sample).
+
+        Without ``time_is_up``, one call of the compiled loop.  With it
+        (``--timeout``'s check), the iterations are made in calls of about
+        ``CHUNK_SECONDS`` of wall time each (``_chunk``), and
+        ``time_is_up()`` is read between two calls: the run stops within
+        one call of its deadline however far ``target`` is (a call ends at
+        an iteration's end: an outer iteration of a baseline is never
+        cut).  The loop keeps its whole state in the records, so the
+        iterates are bit for bit those of one call; a step of the grid
+        shorter than ``CHUNK_SECONDS`` is one call, as without a
+        deadline (the first of a run, two)."""
         todo = target - self.n_samples
         if self.diverged or todo <= 0:
             return
         cap = todo if max_iter is None else min(int(max_iter), todo)
-        self._loop(cap, target)
+        if time_is_up is None:
+            self._loop(cap, target)
+            return
+        while True:
+            n_iter = min(self._chunk(), cap)
+            start, k = time.perf_counter(), self.iteration
+            self._loop(n_iter, target)
+            done = self.iteration - k
+            if done > 0:
+                self._pace = (done, time.perf_counter() - start)
+            cap -= done
+            if (done < n_iter or cap <= 0 or self.diverged
+                    or self.n_samples >= target or time_is_up()):
+                return
+
+    _pace = None  # (iterations, seconds) of run_until's last timed call
+
+    def _chunk(self):
+        """Iterations of the next call of ``run_until`` under a deadline:
+        about ``CHUNK_SECONDS`` at the pace of the last call, at most
+        ``CHUNK_GROWTH`` times its iterations (a first call, which may
+        look the compiled entry up, is slow); one before any call."""
+        if self._pace is None:
+            return 1
+        iterations, seconds = self._pace
+        paced = CHUNK_SECONDS * iterations / max(seconds, 1e-9)
+        return max(1, min(int(paced), CHUNK_GROWTH * iterations))
 
     x = property(lambda self: self.iterates.x)
     y = property(lambda self: self.iterates.y)
