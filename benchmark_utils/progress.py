@@ -27,6 +27,7 @@ run: any error while counting or printing is dropped.
 
 ``tools.tune`` prints its trials' progress with ``progress_text`` too.
 """
+import shutil
 import sys
 import time
 
@@ -36,6 +37,7 @@ RUNNER = ("benchopt.runner", "run_one_to_cvg")  # benchopt's run of a solver
 SELECTION = ("solver", "force_solver", "dataset", "objective",
              "n_repetitions")
 WORKER = " in this worker process"
+MIN_WIDTH = 20  # the narrowest line _print pads to (as benchopt)
 
 
 def clock_text(seconds):
@@ -174,14 +176,11 @@ _progress = None
 
 
 def _print(line):
-    """benchopt's own line printing (padded to the terminal's width, so
-    the line replaces a solver's progress line), or print."""
-    try:
-        from benchopt.utils.terminal_output import print_normalize
-    except ImportError:
-        print(line, flush=True)
-    else:
-        print_normalize(line)
+    """Print ``line`` padded with spaces to the terminal's width (at least
+    ``MIN_WIDTH``), so that it covers a solver's progress line, which
+    benchopt ends with a carriage return, as benchopt pads its own."""
+    width = max(MIN_WIDTH, shutil.get_terminal_size((100, 24)).columns)
+    print(line.ljust(width), flush=True)
 
 
 def run_ended():
