@@ -39,7 +39,6 @@ from tools.tune.record_file import read_json
 from tools.tune.report import write_atomic
 
 
-
 def final_ranges(record, solver):
     """``{name: "low:high"}``: each parameter of ``solver``'s search space
     at its widest among the stored record's solvers (a parameter the
