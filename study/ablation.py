@@ -8,15 +8,19 @@ every instance.
         --solvers SPABA,SFFBA,MSEBA --set R=inf \
         --out study/configs/tuned_wine_noclip.yml
 
-A solver the config does not list, or a parameter a solver line does not
-set and the solver has no default of, is refused with its name.
+A solver the config does not list, a parameter a solver line does not
+set and the solver has no default of, or a value the solver's own
+configuration check refuses (``R=-3``), is refused with its name, as is
+an ``--out`` that is the config itself.
 """
 import argparse
 
 import yaml
 
-from benchmark_utils.algorithms import defaults
-from tools.reference_lines import read_line, write_line
+from benchmark_utils.algorithms import config_of, defaults
+from benchmark_utils.tuned import TUNABLE, is_tuned
+from tools.arguments import refuse_inputs
+from tools.reference_lines import read_line, values_of, write_line
 from tools.tune.report import write_atomic
 
 
@@ -36,8 +40,25 @@ def ablate(config, solvers, changes):
         unknown = [k for k in changes if k not in defaults(solver)]
         if unknown:
             raise ValueError(f"--set: {solver} has no parameter {unknown}")
+        for key, text in changes.items():
+            check_value(solver, key, text)
         out.append(write_line(name, {**params, **changes}))
     return {**config, "solver": out}
+
+
+def check_value(solver, key, text):
+    """A ValueError naming ``--set key=text`` when ``solver``'s own
+    configuration check (``algorithms.config_of``, what a run builds)
+    refuses a value of ``text`` (one, or each of a list ``[a, b]``);
+    ``tuned`` is read from the dataset's entry when the config runs."""
+    for value in values_of(text):
+        if key in TUNABLE and is_tuned(value):
+            continue
+        try:
+            config_of(solver, **{key: value})
+        except ValueError as err:
+            raise ValueError(f"--set {key}={text}: {solver} refuses it "
+                             f"({err})") from None
 
 
 def parse_change(text):
@@ -58,6 +79,7 @@ def main(argv=None):
                    required=True, metavar="NAME=VALUE")
     p.add_argument("--out", required=True)
     args = p.parse_args(argv)
+    refuse_inputs(p, {"--out": args.out}, {"the config": args.config})
     try:
         with open(args.config) as handle:
             config = yaml.safe_load(handle)

@@ -42,7 +42,7 @@ import time
 
 from study import record_inputs as inputs
 from study.holdout import HOLDOUT_SEED
-from tools.tune.record_file import read_json
+from tools.arguments import refuse_inputs
 from tools.tune.report import HORIZON, config_text, write_atomic
 from tools.tune.run import Diverged
 
@@ -292,6 +292,35 @@ def markdown(results):
     return "\n".join([head, *rows, "", f"Held out on {where}; {summary}."])
 
 
+def read_reuse(p, path, settings):
+    """The earlier confirmation of ``--reuse path``, checked to be one
+    made with ``settings`` (``known_outcomes``); else the command ends
+    through ``p``, naming the file and what it should be."""
+    expected = ("expected the JSON object that python -m study.confirm "
+                "--out writes")
+    reuse = inputs.read_one(p, path, "--reuse", expected)
+    if not isinstance(reuse, dict) or "solvers" not in reuse \
+            or "candidates" not in reuse:
+        got = (f"an object with the keys {sorted(reuse)[:8]}"
+               if isinstance(reuse, dict) else f"a JSON {_kind(reuse)}")
+        p.error(f"--reuse {path}: not a confirmation ({expected}, with "
+                f"'solvers' and 'candidates'; got {got})")
+    try:
+        known_outcomes(reuse, settings)
+    except ValueError as err:
+        p.error(f"{err} (--reuse {path})")
+    except (KeyError, TypeError, AttributeError) as err:
+        p.error(f"--reuse {path}: not a confirmation ({expected}; "
+                f"{type(err).__name__}: {err})")
+    return reuse
+
+
+def _kind(value):
+    return {list: "list", str: "string", int: "number", float: "number",
+            bool: "boolean", type(None): "null"}.get(type(value),
+                                                     type(value).__name__)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m study.confirm",
                                 description=__doc__.split("\n\n")[0])
@@ -323,6 +352,9 @@ def main(argv=None):
                    help="an earlier confirmation (its --out) with the same "
                         "settings: the trials it ran are not run again")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    refuse_inputs(p, {"--out": args.out, "--write": args.write},
+                  {"the input" if args.show else "the tuning record":
+                   args.inputs, "--reuse": args.reuse})
     record, loaded = inputs.read(p, args.inputs, args.show, "candidates")
     if record is None:
         print(markdown(loaded))
@@ -335,15 +367,8 @@ def main(argv=None):
             p.error(f"--{name} must be an integer >= 1, got {value}")
     reuse = None
     if args.reuse:
-        try:
-            reuse = read_json(args.reuse)
-            known_outcomes(reuse, settings_of(record, args.seed,
-                                              args.splits))
-        except ValueError as err:
-            p.error(str(err))
-        except (OSError, KeyError, TypeError) as err:
-            p.error(f"--reuse {args.reuse}: not a confirmation's --out "
-                    f"JSON ({err})")
+        reuse = read_reuse(p, args.reuse, settings_of(record, args.seed,
+                                                      args.splits))
     epochs, _ = horizon_of(record)
     print(f"confirming {len(solvers)} winners of {args.inputs[0]} over "
           f"{epochs:g} epochs on held-out splits (seed {args.seed}) ...",

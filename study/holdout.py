@@ -30,6 +30,7 @@ import sys
 import time
 
 from study import record_inputs as inputs
+from tools.arguments import refuse_inputs
 from tools.tune.adequacy import IMPROVING, LAST, best_so_far
 from tools.tune.run import Diverged
 
@@ -202,6 +203,9 @@ def main(argv=None):
     p.add_argument("--show", action="store_true",
                    help="print the table of --out JSONs, running nothing")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    refuse_inputs(p, {"--out": args.out},
+                  {"the input" if args.show else "the tuning record":
+                   args.inputs})
     record, loaded = inputs.read(p, args.inputs, args.show, "seed")
     if record is None:
         print(markdown(loaded))

@@ -47,6 +47,7 @@ from benchmark_utils.plot_views import short_labels
 from benchmark_utils.reference_columns import (NAMES, reference_names,
                                                reference_value)
 from tools import results_file
+from tools.arguments import positive_number
 from study.budget_reading import (DIVERGED, EPOCHS, NEAR, grid_step,
                                   is_far, read_at, read_before,
                                   read_end, read_past, sound_points,
@@ -376,6 +377,12 @@ def parse_label(text):
             f"--label wants PATTERN=TEXT (e.g. '^SFFBA.*R=inf=clipping "
             f"off'), got "
             f"{text!r}")
+    try:
+        re.compile(key)
+    except re.error as err:
+        raise argparse.ArgumentTypeError(
+            f"--label {text!r}: its PATTERN {key!r} is not a regular "
+            f"expression ({err})") from None
     return key, name
 
 
@@ -387,10 +394,13 @@ def load(paths):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m study.table",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("results", nargs="+")
-    parser.add_argument("--budget", type=float, required=True,
-                        help="epochs of the first columns")
+    parser.add_argument("--budget", type=positive_number("--budget"),
+                        required=True,
+                        help="epochs of the first columns (a finite number "
+                             "> 0)")
     parser.add_argument("--label", type=parse_label, action="append",
                         default=[])
     args = parser.parse_args(argv)

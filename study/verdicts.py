@@ -40,13 +40,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from benchmark_utils.algorithms import defaults
 from study import paired as verdicts
 from study.budget_reading import (BY_RULE, NEAR, EPOCHS, grid_step,
                                   sound_points)
+from study.claims import check_claims, read_claims
 from study.table import end_of, load, run_rows
+from tools.arguments import positive_number
 from tools.tune.report import CALLS_AT_BUDGET
 
 CLAIMS = Path(__file__).resolve().parent / "claims.yml"
@@ -115,20 +116,14 @@ def instance_table(runs, quantity):
     return runs.pivot(index=INSTANCE, columns="solver", values="value")
 
 
-def check_claims(spec):
-    """The claims file's content, each claim with its fields checked."""
-    if not isinstance(spec, dict) or "claims" not in spec:
-        raise ValueError("--claims: a YAML file with 'claims:' (a list) and "
-                         "'baselines:'")
-    for claim in spec["claims"]:
-        missing = [k for k in ("name", "tasks", "a", "b") if k not in claim]
-        if missing:
-            raise ValueError(f"--claims: {claim.get('name', claim)!r} lacks "
-                             f"{missing}")
-        if claim.get("sign", -1) not in (-1, 1):
-            raise ValueError(f"--claims: {claim['name']!r}: sign must be -1 "
-                             f"or 1, got {claim['sign']!r}")
-    return spec
+def solvers_by_dataset(df):
+    """{dataset: the solvers (``label``) run on it} of results ``df``:
+    what a claim can be read on (``claims.check_claims``)."""
+    out = {}
+    for data, solver in df[["dataset_name", "solver_name"]] \
+            .drop_duplicates().itertuples(index=False):
+        out.setdefault(data, set()).add(label(solver))
+    return out
 
 
 def claim_pair(claim, table, baselines, stopped=None):
@@ -527,9 +522,10 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m study.verdicts",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("results", nargs="+")
-    p.add_argument("--budget", type=float,
-                   help="epochs of the budget readings (default: each "
-                        "result's tuning budget, eval_epochs x 63)")
+    p.add_argument("--budget", type=positive_number("--budget"),
+                   help="epochs of the budget readings, a finite number > 0 "
+                        "(default: each result's tuning budget, eval_epochs "
+                        "x 63)")
     p.add_argument("--claims", default=str(CLAIMS),
                    help="the claims file (default: study/claims.yml)")
     p.add_argument("--tau", type=float, default=0.1,
@@ -559,13 +555,15 @@ def main(argv=None):
     if not 0 < args.tau < 1:
         p.error(f"--tau must be in (0, 1), got {args.tau}")
     try:
-        with open(args.claims) as handle:
-            spec = check_claims(yaml.safe_load(handle))
+        spec = read_claims(args.claims)
+        df = load(args.results)
+        # the claims checked whole, on the results, before any is read
+        check_claims(spec, solvers_by_dataset(df), args.claims)
         if args.summary:
-            print(summary(load(args.results), spec, args.budget, args.only,
+            print(summary(df, spec, args.budget, args.only,
                           args.budget_reading))
         else:
-            print(report(load(args.results), spec, args.budget, args.tau))
+            print(report(df, spec, args.budget, args.tau))
     except (OSError, ValueError) as err:
         p.error(str(err))
     return 0

@@ -1,13 +1,14 @@
-"""tools/sample_complexity: the exponent fit, the runner to eps, and
-"not reached" on a too small budget."""
+"""tools/sample_complexity: the exponent fit, the runner to eps,
+"not reached" on a too small budget, and a budget that is no finite
+number > 0 refused."""
 import math
 
 import numpy as np
 import pytest
 
-from tools.sample_complexity import (THEORY, fit_exponent, median_samples,
-                                     one_run, run_to_eps, summarize,
-                                     theory_config)
+from tools.sample_complexity import (THEORY, fit_exponent, main,
+                                     median_samples, one_run, run_to_eps,
+                                     summarize, theory_config)
 
 
 @pytest.mark.parametrize("a", [0.5, 2 / 3, 1.0])
@@ -114,3 +115,12 @@ def test_divergence_is_reported():
     # SABA's step 5 N^(-2/3) is too large at N = 100 (0.23): it explodes.
     r = one_run("SABA", 100, 0, 1e-2, dim_x=3, dim_y=5, budget=100)
     assert r["status"] == "diverged" and r["samples"] is None
+
+
+@pytest.mark.parametrize("budget", ["-1", "0", "nan", "inf"])
+def test_a_budget_is_a_finite_number_of_epochs(capsys, budget):
+    with pytest.raises(SystemExit) as exc:
+        main(["--quick", "--budget", budget])
+    assert exc.value.code == 2
+    assert (f"--budget must be a finite number > 0, got '{budget}'"
+            in capsys.readouterr().err)

@@ -101,14 +101,18 @@ def test_several_datasets_need_a_choice(tmp_path):
 
 
 def test_write_refuses_the_results_file_and_writes_atomically(
-        tmp_path, monkeypatch):
+        tmp_path, monkeypatch, capsys):
     results = tmp_path / "R.parquet"
     _run("SABA[step_size=0.1]", 0, [0, 1], [2.0, 1.0]).to_parquet(results)
     before = results.read_bytes()
     monkeypatch.chdir(tmp_path)
     for same in (str(results), "R.parquet", "./sub/../R.parquet"):
-        with pytest.raises(SystemExit, match="refusing to write"):
+        with pytest.raises(SystemExit) as exc:
             select.main([str(results), "--write", same])
+        assert exc.value.code == 2
+        assert (f"--write {same} is an input of this command (the results "
+                f"file {results}); write elsewhere"
+                ) in capsys.readouterr().err
         assert results.read_bytes() == before  # still the results
     config = tmp_path / "best.yml"
     config.write_text("old\n")
@@ -117,6 +121,34 @@ def test_write_refuses_the_results_file_and_writes_atomically(
     # written through a temporary file and os.replace: none is left over
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "R.parquet", "best.yml"]
+
+
+def test_nothing_to_select_when_every_run_diverged(tmp_path, capsys):
+    """Every run diverged: --write says so, with how many runs of which
+    solvers, and writes nothing."""
+    results, config = tmp_path / "R.parquet", tmp_path / "best.yml"
+    pd.concat([_run(solver, rep, [0, 1, 2], [2.0, 1e300, np.nan],
+                    diverged=[0, 1, 1])
+               for solver in ("SABA[step_size=1e5]", "SOBA[step_size=1e5]",
+                              "SOBA[step_size=1e4]")
+               for rep in (0, 1)]).to_parquet(results)
+    with pytest.raises(SystemExit) as exc:
+        select.main([str(results), "--write", str(config)])
+    assert str(exc.value.code) == (
+        f"every run diverged (6 runs of 3 configurations of SABA, SOBA on "
+        f"{DATA}): nothing to select, no run config written")
+    assert not config.exists()
+
+
+@pytest.mark.parametrize("budget", ["-1", "0", "nan", "inf"])
+def test_a_budget_is_a_finite_number(tmp_path, capsys, budget):
+    results = tmp_path / "R.parquet"
+    _run("SABA[step_size=0.1]", 0, [0, 1], [2.0, 1.0]).to_parquet(results)
+    with pytest.raises(SystemExit) as exc:
+        select.main([str(results), "--budget", budget])
+    assert exc.value.code == 2
+    assert (f"--budget must be a finite number > 0, got '{budget}'"
+            in capsys.readouterr().err)
 
 
 def test_empty_and_foreign_results_are_named(tmp_path):

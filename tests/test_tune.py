@@ -223,7 +223,7 @@ def _interrupt_drawing(monkeypatch, index):
     (".db", "mid-trial"), (".log", "mid-trial"), (".db", "at its start"),
     (".log", "drawing")])
 def test_an_interrupted_tuning_resumes_to_the_uninterrupted_trials(
-        tmp_path, monkeypatch, suffix, where):
+        tmp_path, monkeypatch, capsys, suffix, where):
     """Ctrl-C in a trial (in its run, or as it starts): the trial stays
     running, marked interrupted; the rerun runs it again in place, then
     the rest, and the studies hold what an uninterrupted tuning holds
@@ -240,8 +240,10 @@ def test_an_interrupted_tuning_resumes_to_the_uninterrupted_trials(
         calls = _interrupt_drawing(monkeypatch, 6 * 5 + 3 + 2)
     else:
         calls, beats = _interrupt_heartbeat(monkeypatch, 8)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SystemExit) as exc:
         cli.main(argv)
+    assert exc.value.code == cli.INTERRUPTED_EXIT
+    assert "interrupted" in capsys.readouterr().err
     for beat in beats:
         beat.stop.set()  # the thread of the trial interrupted at its start
     soba = _trials(_studies(storage, argv)["SOBA"])
@@ -269,6 +271,50 @@ def test_an_interrupted_tuning_resumes_to_the_uninterrupted_trials(
     assert len(clock) == 2 and set(first) < set(clock)
     assert rec["elapsed_seconds"] == pytest.approx(sum(clock.values()),
                                                    abs=2e-3)
+
+
+def test_ctrl_c_while_the_clock_is_saved_ends_in_one_line(
+        tmp_path, monkeypatch, capsys):
+    """A Ctrl-C while the invocation's wall time is saved (after a trial,
+    and again on the way out): one line saying the tuning was interrupted
+    and that the same command resumes it, exit code 130; the same command
+    then finishes the tuning."""
+    storage = tmp_path / "t.db"
+    argv = _argv(storage, 2, solvers="SOBA")
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "save_clock", interrupted)
+    with pytest.raises(SystemExit) as exc:
+        try:
+            cli.main(argv)
+        except KeyboardInterrupt:
+            pytest.fail("the Ctrl-C ended in a traceback")
+    assert exc.value.code == 130
+    err = capsys.readouterr().err
+    assert err == (f"python -m tools.tune: interrupted: the finished trials "
+                   f"are kept in --storage {storage}, and the trials stopped "
+                   "are run again first: run the same command to resume the "
+                   "tuning\n")
+    monkeypatch.undo()
+    assert cli.main(argv) == 0
+    assert _record(storage)["solvers"]["SOBA"]["trials"] == 2
+
+
+def test_a_range_outside_a_parameters_domain_is_refused(tmp_path, capsys):
+    """Both bounds of a --range go through the solvers' own check before
+    any trial: p beyond 1 would end the tuning at the first trial that
+    draws it."""
+    storage = tmp_path / "t.db"
+    with pytest.raises(SystemExit) as exc:
+        cli.main(_argv(storage, 2, ranges=STABLE + ["--range", "p=0.1:2"]))
+    assert exc.value.code == 2
+    assert ("--range p=0.1:2: SPABA refuses p=2 (p must be in (0, 1], got "
+            "2.0)") in capsys.readouterr().err
+    assert not storage.exists()
+    # every default range holds for every solver that searches it
+    space.check_ranges(space.SOLVERS, space.RANGES)
 
 
 def test_a_diverging_configuration_is_excluded(tmp_path):

@@ -49,6 +49,7 @@ import pandas as pd
 from benchmark_utils.plot_views import (  # noqa: F401 (re-exported)
     REFERENCE_COLORS, parse_name, short_labels, spans_decades)
 from benchmark_utils.reference_columns import reference_lines
+from tools.arguments import refuse_inputs
 
 # Largest magnitude drawn: past it matplotlib's log axes and layout overflow
 # (a diverged run's H or gradient reaches 1e300).
@@ -279,6 +280,9 @@ def main(argv=None):
         p.error(f"--band must be in [0, 0.5), got {args.band}")
     if not Path(args.results).is_file():
         p.error(f"no such results file: {args.results}")
+    refuse_inputs(p, {"--out": args.out,
+                      "--out's page": Path(args.out) / "index.html"},
+                  {"the results file": args.results})
     pngs = render(args.results, args.out, args.band, args.points,
                   VIEW_SETS[args.views])
     print(f"{len(pngs)} figures (PNG + PDF) and {Path(args.out) / 'index.html'}"

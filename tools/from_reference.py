@@ -36,6 +36,7 @@ from pathlib import Path
 import yaml
 
 from benchmark_utils.data.sizes import SIZES, levels
+from tools.arguments import refuse_inputs
 
 from .reference_map import dataset_line, solver_line
 
@@ -178,6 +179,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     sizes = _sizes(args)
     path = Path(args.source)
+    if path.is_file():
+        refuse_inputs(parser, {"--write": args.write},
+                      {"the source": path})
     if path.suffix in (".yml", ".yaml") or path.is_file():
         if not path.is_file():
             raise SystemExit(f"source: no such file {args.source}")

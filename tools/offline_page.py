@@ -31,6 +31,8 @@ import re
 import sys
 from pathlib import Path
 
+from tools.arguments import refuse_inputs
+
 EXTERNAL = r"""(?:https?:)?//[^"'\s>]+"""
 SCRIPT = re.compile(
     r"""<script\b[^>]*?\bsrc\s*=\s*["'](?P<url>""" + EXTERNAL
@@ -264,8 +266,7 @@ def main(argv=None):
             p.error(f"no such assets folder: {folder}")
     out = Path(args.output) if args.output else \
         src.with_name(src.stem + "_offline.html")
-    if out.resolve() == src.resolve():
-        p.error("the output would overwrite the page: give another -o")
+    refuse_inputs(p, {"--output": out}, {"the page": src})
     page, report = make_offline(src.read_text(encoding="utf-8"), args.assets)
     if plotly_js() is None and any("plotly" in u for u, _ in report):
         print("warning: the plotly package is not installed: the plots "

@@ -1,7 +1,7 @@
 """Results files of the result tools (``study.table``,
 ``tools.select``, ``tools.figures``): read, checked for the columns a tool
 needs (a clear message naming the file and what is missing), and written
-atomically, never over an input.
+atomically (an output is never an input: ``tools.arguments``).
 """
 import os
 import tempfile
@@ -46,18 +46,6 @@ def read_checked(path, needed, tool):
     df = read(path)
     check(df, path, needed, tool)
     return df
-
-
-def refuse_overwrite(outputs, inputs):
-    """Raise ``SystemExit`` before anything is written when an output path
-    is an input path (paths resolved: ``./a`` and ``a`` are one file)."""
-    given = {Path(p).resolve(): p for p in inputs}
-    for out in outputs:
-        if out is not None and Path(out).resolve() in given:
-            raise SystemExit(
-                f"refusing to write {out}: it is the results file "
-                f"{given[Path(out).resolve()]} read as input; choose "
-                "another output path")
 
 
 def write_text(path, text):

@@ -60,6 +60,8 @@ import time
 
 import numpy as np
 
+from tools.arguments import positive_number
+
 THEORY = {"SPABA": 0.5, "SFFBA": 0.5, "MSEBA": 0.5, "MA-SABA": 2 / 3,
           "SABA": 2 / 3}
 SOLVERS = tuple(THEORY)
@@ -267,8 +269,9 @@ def main(argv=None):
                     help="constant beta (alpha = gamma = beta)")
     ap.add_argument("--saba-c", type=float, default=5.0,
                     help="SABA step = saba_c * N^(-2/3)")
-    ap.add_argument("--budget", type=float, default=300,
-                    help="sample budget in epochs (x N)")
+    ap.add_argument("--budget", type=positive_number("--budget"),
+                    default=300,
+                    help="sample budget in epochs (x N), a finite number > 0")
     ap.add_argument("--checks", type=int, default=20,
                     help="gradient checks per epoch")
     ap.add_argument("--out", default="docs/figures/sample_complexity.png")

@@ -37,7 +37,8 @@ reference results the runs carry (``objective_ref_*``: x0, x*, the oracle
 weights, the best single regularisation value, ...), H and test error.
 ``--write PATH`` writes a benchopt run config with the dataset and the best
 configuration of each solver, which ``benchopt run . --config PATH`` runs
-as is; it refuses a PATH that is the results file, and writes atomically.
+as is; it refuses a PATH that is the results file, and writes atomically;
+when every run diverged there is nothing to select, and it says so.
 """
 import argparse
 import math
@@ -49,6 +50,7 @@ import pandas as pd
 from benchmark_utils.reference_columns import (NAMES, reference_names,
                                                reference_value)
 from tools import results_file
+from tools.arguments import positive_number, refuse_inputs
 
 AXES = {"time": "time", "n_samples": "objective_n_samples",
         "epochs": "objective_epochs"}
@@ -186,6 +188,8 @@ def write_config(path, table, n_repetitions=None, extra=None):
     """A benchopt run config: the dataset and each solver's best
     configuration (benchopt's own names, which its parser reads back)."""
     best = best_per_solver(table)
+    if best.empty:
+        raise SystemExit(nothing_ranked(table))
     datasets = best["dataset"].unique()
     if len(datasets) != 1:
         raise SystemExit(
@@ -200,6 +204,23 @@ def write_config(path, table, n_repetitions=None, extra=None):
     for key, value in (extra or {}).items():
         lines.append(f"{key}: {value}")
     results_file.write_text(path, "\n".join(lines) + "\n")
+
+
+def nothing_ranked(table):
+    """Why no configuration of ``table`` can be selected: every run
+    diverged (or, ranked by stationarity, had a saturated x), with how
+    many runs of which solvers."""
+    diverged, saturated = int(table["diverged"].sum()), int(
+        table["saturated"].sum())
+    solvers = ", ".join(dict.fromkeys(table["name"]))
+    datasets = ", ".join(dict.fromkeys(table["dataset"]))
+    runs = diverged + saturated
+    what = (f"every run diverged ({diverged} runs" if not saturated else
+            f"no run can be ranked ({diverged} diverged, {saturated} with a "
+            "saturated x, not ranked by stationarity, of "
+            f"{runs} runs")
+    return (f"{what} of {len(table)} configurations of {solvers} on "
+            f"{datasets}): nothing to select, no run config written")
 
 
 def _quote(name):
@@ -268,7 +289,9 @@ def parse_args(argv):
     p.add_argument("--metric", default="objective_value")
     p.add_argument("--criterion", choices=CRITERIA, default="final")
     p.add_argument("--axis", choices=sorted(AXES), default="time")
-    p.add_argument("--budget", type=float, default=None)
+    p.add_argument("--budget", type=positive_number("--budget"),
+                   default=None,
+                   help="the end of the axis read (a finite number > 0)")
     p.add_argument("--threshold", type=float, default=None)
     p.add_argument("--log", action="store_true",
                    help="auc of log10(metric)")
@@ -286,14 +309,13 @@ def parse_args(argv):
         p.error("--criterion reach needs --threshold")
     if args.criterion == "auc" and args.budget is None:
         p.error("--criterion auc needs --budget (the end of the area)")
-    if args.budget is not None and not args.budget > 0:
-        p.error(f"--budget must be > 0, got {args.budget}")
+    refuse_inputs(p, {"--write": args.write},
+                  {"the results file": args.results})
     return args
 
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    results_file.refuse_overwrite([args.write], [args.results])
     df = load(args.results, args.axis)
     if args.dataset is not None:
         df = df[df["dataset_name"].str.contains(args.dataset, regex=False)]

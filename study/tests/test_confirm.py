@@ -102,6 +102,40 @@ def test_bad_input_is_named(tmp_path, capsys, args, said):
     assert said in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("text, said", [
+    ('{"solvers": {"SOBA": {"tried": [', "not a readable JSON file "
+     "(Expecting value: line 1 column 33 (char 32)); expected the JSON "
+     "object that python -m study.confirm --out writes"),
+    ("[1, 2]", "not a confirmation (expected the JSON object that python "
+     "-m study.confirm --out writes, with 'solvers' and 'candidates'; got "
+     "a JSON list)"),
+    ('{"solvers": {}}', "not a confirmation (expected the JSON object "
+     "that python -m study.confirm --out writes, with 'solvers' and "
+     "'candidates'; got an object with the keys ['solvers'])"),
+])
+def test_a_reuse_file_that_is_no_confirmation_is_named(tmp_path, capsys,
+                                                       text, said):
+    """--reuse of a truncated JSON file, or of JSON that is no
+    confirmation: the file named, and what it should be."""
+    path, old = tmp_path / "record.json", tmp_path / "old.json"
+    path.write_text(json.dumps(_record()))
+    old.write_text(text)
+    with pytest.raises(SystemExit) as exit_:
+        confirm.main([str(path), "--reuse", str(old)])
+    assert exit_.value.code == 2
+    assert f"--reuse {old}: {said}" in capsys.readouterr().err
+
+
+def test_a_record_that_is_no_json_is_named(tmp_path, capsys):
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(_record())[:40])
+    with pytest.raises(SystemExit) as exit_:
+        confirm.main([str(path)])
+    assert exit_.value.code == 2
+    assert (f"the record {path}: not a readable JSON file"
+            in capsys.readouterr().err)
+
+
 # the study's confirmations, the run configs written from them and the
 # comparisons those configs ran (docs/study.md)
 STUDY = [("digits", "tuned_digits", "study_digits"),

@@ -15,6 +15,9 @@ the best, relative) and draws the curves, one per solver, when
 import argparse
 import math
 import sys
+
+from tools.arguments import refuse_inputs
+
 from .record_file import read_json
 
 IMPROVING = 1e-3  # relative improvement in the last quarter that flags
@@ -150,6 +153,8 @@ def main(argv=None):
     p.add_argument("--figure", metavar="PATH",
                    help="draw the curves to this file (.svg, .png)")
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    refuse_inputs(p, {"--figure": args.figure},
+                  {"the record": args.record})
     try:
         rec = read_json(args.record)
         print(markdown(rec) if args.markdown else "\n".join(lines(rec)))

@@ -2,14 +2,17 @@
 docstring).
 
 Refused before anything runs or is written, with the option named (exit
-code 2): bad values, ``--fix`` values the solvers' own configuration
-check refuses, another ``--seed`` than the stored studies', an output
-(``--write``, ``--record``) that is the storage's file or another
-output's (paths resolved, symbolic links followed), a storage that
+code 2): bad values, ``--fix`` values and ``--range`` bounds the solvers'
+own configuration check refuses (``space.check_ranges``), another
+``--seed`` than the stored studies', an output (``--write``,
+``--record``) that is the storage's file, another output's or a file the
+tuning reads (``--continue-from``'s storage and record, ``--first
+config=PATH``; paths resolved, symbolic links followed), a storage that
 cannot be used (an in-memory one included), more than one of ``--jobs``,
 ``--dask-address`` and ``--dask-workers``, and a dask cluster that cannot
 be reached or whose workers do not share the storage (``cluster``).
-Outputs are written atomically (``report.write_atomic``).
+Outputs are written atomically (``report.write_atomic``).  Ctrl-C ends
+the command with one line (exit code 130): the same command resumes.
 """
 import argparse
 import os
@@ -21,19 +24,24 @@ from pathlib import Path
 
 import optuna
 
+from tools.arguments import refuse_inputs, same_file
+
 from .report import config_text, record, record_path, summary, \
     write_atomic, write_record
 from .run import METRICS, Runner, check_metric
-from .space import (SOLVERS, check_fixed, check_solvers, parse_fixed,
-                    parse_range)
+from .space import (SOLVERS, check_fixed, check_ranges, check_solvers,
+                    parse_fixed, parse_range)
 from .cluster import ClusterProblem, run_on_cluster
-from .first import FIRST, check_first
+from .first import CONFIG, FIRST, check_first
 from .work import BUDGETS
 from .progress import TrialProgress
 from .study import (PRUNERS, STORAGE_ERRORS, Settings, StorageProblem,
                     check_not_in_memory, elapsed, load_study, open_storage, prepare,
                     problem_text, save_clock, storage_file)
-from .workers import Slots, resume_all, run_parallel, work
+from .workers import (Slots, deferred_interrupt, resume_all, run_parallel,
+                      work)
+
+INTERRUPTED_EXIT = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
 
 
 def _positive_int(name):
@@ -162,6 +170,7 @@ def settings_of(args):
     clash = sorted(set(ranges) & set(fixed))
     if clash:
         raise ValueError(f"--range and --fix both name {clash}")
+    check_ranges(solvers, ranges, fixed)
     first = [] if args.first.strip() == "none" else [
         f.strip() for f in args.first.split(",") if f.strip()]
     return Settings(dataset=args.dataset, solvers=solvers,
@@ -183,24 +192,13 @@ def _continue_from(args):
     check_not_in_memory(old)
     a, b = storage_file(old), storage_file(args.storage)
     if old == args.storage or (a is not None and b is not None
-                               and a.exists() and _same_file(a, b)):
+                               and a.exists() and same_file(a, b)):
         raise ValueError(f"--continue-from {old} is --storage itself; give "
                          "the older storage, and a new --storage for the "
                          "wider ranges")
     if a is not None and not a.exists():
         raise ValueError(f"--continue-from {old}: no such file")
     return old
-
-
-def _same_file(a, b):
-    """Whether paths ``a`` and ``b`` name one file (resolved through
-    symbolic links; hard links too when both exist)."""
-    if a.resolve() == b.resolve():
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
 
 
 def check_outputs(storage, outputs):
@@ -218,7 +216,7 @@ def check_outputs(storage, outputs):
             raise ValueError(f"{option} {path} is a folder; give a file "
                              "path")
         for other, where in taken:
-            if _same_file(path, where):
+            if same_file(path, where):
                 what = ("the tuning database" if other == "--storage"
                         else "that output")
                 raise ValueError(
@@ -226,6 +224,23 @@ def check_outputs(storage, outputs):
                     f"writing it would replace {what}; give {option} "
                     "another path")
         taken.append((option, path))
+
+
+def inputs_of(settings):
+    """{what: path} of the files the tuning reads besides its storage:
+    ``--continue-from``'s storage and its record (its name with
+    ``.json``), the run configs of ``--first config=PATH``."""
+    found = {}
+    old = (None if settings.continue_from is None
+           else storage_file(settings.continue_from))
+    if old is not None:
+        found["--continue-from"] = old
+        found["--continue-from's record"] = old.with_suffix(".json")
+    configs = [f[len(CONFIG):] for f in settings.first
+               if f.startswith(CONFIG)]
+    if configs:
+        found["--first config"] = configs
+    return found
 
 
 class Clock:
@@ -241,8 +256,9 @@ class Clock:
                                 settings.solvers[0])
 
     def __call__(self):
-        """Save the time so far."""
-        save_clock(self.study, self.key, time.perf_counter() - self.t0)
+        """Save the time so far (a Ctrl-C held until it is saved)."""
+        with deferred_interrupt():
+            save_clock(self.study, self.key, time.perf_counter() - self.t0)
 
 
 def check_fixed_values(runner, settings):
@@ -301,14 +317,28 @@ def storage_error(p, storage, err):
 
 
 def main(argv=None):
+    """The command: its exit code; Ctrl-C ends it with one line (the
+    trials it stopped are resumed by the same command)."""
     p = parser()
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return _tune(p, args)
+    except KeyboardInterrupt:
+        print(f"{p.prog}: interrupted: the finished trials are kept in "
+              f"--storage {args.storage}, and the trials stopped are run "
+              "again first: run the same command to resume the tuning",
+              file=sys.stderr, flush=True)
+        raise SystemExit(INTERRUPTED_EXIT) from None
+
+
+def _tune(p, args):
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         settings = settings_of(args)
         rec_path = record_path(settings, args.record)
-        check_outputs(settings.storage, {"--record": rec_path,
-                                         "--write": args.write})
+        outputs = {"--record": rec_path, "--write": args.write}
+        check_outputs(settings.storage, outputs)
+        refuse_inputs(p, outputs, inputs_of(settings))
         runner = Runner(settings.dataset, settings.splits)
         runner.check_metric(settings.metric)
         check_fixed_values(runner, settings)

@@ -18,7 +18,9 @@ the solver's defaults unless fixed.
 import math
 from dataclasses import dataclass
 
-from benchmark_utils.algorithms import BASELINES, PRESETS, defaults
+from benchmark_utils.algorithms import (BASELINES, PRESETS, config_of,
+                                        defaults)
+from benchmark_utils.tuned import is_tuned
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,42 @@ def parse_range(text):
                          f"{bounds!r}")
     return name, Range(int(low) if integer else low,
                        int(high) if integer else high, integer)
+
+
+def check_ranges(solvers, ranges, fixed=None):
+    """Both bounds of each ``--range`` through the configuration check of
+    every solver of ``solvers`` that searches the parameter
+    (``algorithms.config_of``, the check each trial's run makes), at a
+    point a trial can draw: its other searched parameters at the middle
+    of their default ranges (``RANGES``), its ``--fix`` values (a point
+    they make invalid is left to their own check).  A ValueError names
+    the range, the solver and the bound it refuses (``p`` outside (0, 1]:
+    a tuning would die on the first trial that draws it)."""
+    for name, rng in ranges.items():
+        for solver in solvers:
+            space = solver_space(solver, fixed=fixed)
+            if name not in space:
+                continue
+            point = {k: _middle(r) for k, r in space.items()}
+            point.update({k: v for k, v in solver_fixed(solver, fixed).items()
+                          if not is_tuned(v)})
+            try:
+                config_of(solver, **point)
+            except ValueError:
+                continue  # a --fix value refused: named by its own check
+            for bound in (rng.low, rng.high):
+                try:
+                    config_of(solver, **{**point, name: bound})
+                except ValueError as err:
+                    raise ValueError(
+                        f"--range {name}={rng.low:g}:{rng.high:g}: {solver} "
+                        f"refuses {name}={bound:g} ({err})") from None
+
+
+def _middle(rng):
+    """The middle of a range on its log scale."""
+    middle = math.sqrt(rng.low * rng.high)
+    return round(middle) if rng.integer else middle
 
 
 def parse_fixed(text):
