@@ -492,7 +492,8 @@ def test_written_config_runs_in_benchopt(tmp_path):
     out = tmp_path / "res.parquet"
     proc = subprocess.run(
         [sys.executable, "-m", "benchopt", "run", ROOT, "--config",
-         str(config), "-r", "1", "-n", "3", "--timeout", "5", "--no-plot",
+         # no --timeout: the config says no-timeout (benchopt refuses both)
+         str(config), "-r", "1", "-n", "3", "--no-plot",
          "--no-html", "--no-cache", "--output", str(out)],
         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
