@@ -56,18 +56,29 @@ def final_ranges(record, solver):
     return out
 
 
-def tuning_steps(spec, task, solver, folder, jobs, dask_address, k,
-                 ranges, continue_from):
-    """Round ``k`` of the solver's tuning on ``task`` and its files."""
-    storage = f"{folder}/tune_s{k}.db"
+def schedule(task):
+    """The trials' work at the end of each round of an added solver's
+    tuning: the task's first round, then ``round`` more each, up to the
+    work the stored tuning ended at (``stored.trials``), as the stored
+    solvers were tuned in rounds."""
+    ends, trials = [], min(task.trials, task.stored["trials"])
+    while trials < task.stored["trials"]:
+        ends.append(trials)
+        trials += task.round
+    return ends + [task.stored["trials"]]
+
+
+def tuning_step(task, solver, folder, jobs, dask_address, k, trials, done,
+                ranges, storage, continue_from):
+    """Round ``k`` of the solver's tuning on ``task`` (to ``trials``
+    trials' work, ``done`` already run) and its record."""
     record = f"{folder}/tune_r{k}.json"
-    trials = task.stored["trials"]
-    return record, storage, Step(
-        task.name, f"{solver}: tuning to {trials} trials' work"
-        + (" (ranges widened)" if k else ""),
+    return record, Step(
+        task.name, f"{solver}: round {k}, tuning to {trials} trials' work"
+        + (" (ranges widened)" if continue_from else ""),
         tune_argv(task, [solver], trials, ranges, storage, record, jobs,
                   continue_from, dask_address), [record],
-        0.0 if k else tuning_seconds(task, [solver], trials, jobs))
+        tuning_seconds(task, [solver], trials - done, jobs))
 
 
 def confirm_step(spec, task, solver, folder, record, jobs):
@@ -83,33 +94,46 @@ def confirm_step(spec, task, solver, folder, record, jobs):
 
 def task_plan(spec, task, solver, work, jobs):
     """The steps of ``task`` as far as they can be known before running
-    (the tuning's first round, confirmation, comparisons)."""
+    (the rounds of tuning as if no range were widened, confirmation,
+    comparisons)."""
     folder = f"{work}/add/{solver}/{task.name}"
     ranges = final_ranges(stored_record(task), solver)
-    record, _, tune = tuning_steps(spec, task, solver, folder, jobs, None,
-                                   0, ranges, None)
-    steps = [tune, confirm_step(spec, task, solver, folder, record, jobs)]
+    steps, done = [], 0
+    for k, trials in enumerate(schedule(task)):
+        record, step = tuning_step(task, solver, folder, jobs, None, k,
+                                   trials, done, ranges,
+                                   f"{folder}/tune_s0.db", None)
+        steps.append(step)
+        done = trials
+    steps.append(confirm_step(spec, task, solver, folder, record, jobs))
     return steps + comparison_steps(spec, task, f"{folder}/tuned.yml",
                                     folder, jobs, solvers=(solver,))[1]
 
 
 def run_task(spec, task, solver, work, jobs, dask_address=None, out=print):
-    """Tune, confirm and compare ``solver`` on ``task``; the
-    ``[(comparison, results)]`` of its runs."""
+    """Tune ``solver`` on ``task`` in rounds (``schedule``), its ranges
+    widened between rounds where its winner sits on an edge that can be
+    widened (a new storage continued from the last), then confirm and
+    compare it; its last record and ``[(comparison, results)]``."""
     folder = f"{work}/add/{solver}/{task.name}"
     ranges = final_ranges(stored_record(task), solver)
-    continue_from = None
-    for k in range(task.max_rounds):
-        record, storage, tune = tuning_steps(
-            spec, task, solver, folder, jobs, dask_address, k, ranges,
-            continue_from)
-        execute([tune], out)
+    storage, continue_from, done, widen = f"{folder}/tune_s0.db", None, 0, 0
+    for k, trials in enumerate(schedule(task)):
+        record, step = tuning_step(task, solver, folder, jobs, dask_address,
+                                   k, trials, done, ranges, storage,
+                                   continue_from)
+        execute([step], out)
+        done, continue_from = trials, None
         wider, widen = widened_ranges(read_json(ROOT / record), ranges)
-        if not widen:
-            break
-        out(f"{task.name}: {solver}'s winner on an edge: ranges widened "
-            f"({', '.join(f'{k}={v}' for k, v in wider.items())})")
-        ranges, continue_from = wider, storage
+        if widen and trials < task.stored["trials"]:
+            out(f"{task.name}: {solver}'s winner on an edge: ranges widened "
+                f"({', '.join(f'{n}={v}' for n, v in wider.items())})")
+            ranges, continue_from = wider, storage
+            storage = f"{folder}/tune_s{k + 1}.db"
+    if widen:
+        out(f"{task.name}: {solver}'s winner is on an edge that could be "
+            "widened, with no work left (the stored solvers' tuning would "
+            "have gone on): flagged in its record's edges")
     execute([confirm_step(spec, task, solver, folder, record, jobs)], out)
     results, steps = comparison_steps(
         spec, task, f"{folder}/tuned.yml", folder, jobs, solvers=(solver,),

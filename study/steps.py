@@ -82,7 +82,8 @@ def plan_lines(steps):
                      f"({state})\n    {step.text()}")
     lines.append(f"{sum(not s.done() for s in steps)} of {len(steps)} "
                  f"steps to run, about {clock_text(left)} on the machine "
-                 "the estimates come from (study/README.md, Cost)")
+                 "the estimates come from (the stored records' and the "
+                 "spec's costs: a 2 vCPU AMD EPYC)")
     return lines
 
 

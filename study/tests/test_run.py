@@ -98,9 +98,10 @@ def test_the_plans_name_every_step_with_its_cost(capsys):
         or f"{comparisons} steps to run" not in text
     assert add.main(["F2SA", "--plan"]) == 0
     text = capsys.readouterr().out
-    assert text.count("F2SA: tuning to") == len(spec.tasks)
+    assert text.count("F2SA: round 0, tuning to") == len(spec.tasks)
     for task in spec.tasks.values():
         assert f"--trials {task.stored['trials']} " in text
+        assert f"tuning to {task.stored['trials']} trials' work" in text
     assert "transferred" not in text  # the other winners' comparison
     assert "about 0:" in text  # the total, under an hour here
 
@@ -123,6 +124,13 @@ def test_a_failing_step_names_itself_and_how_to_resume(tmp_path):
     with pytest.raises(RuntimeError, match="a step failed .exit 3.; run "
                                            "again to resume"):
         execute([step], out=lambda *_: None)
+
+
+def test_an_added_solver_is_tuned_in_the_stored_rounds_to_the_stored_work():
+    spec = study_spec.load()
+    assert add.schedule(spec.tasks["fashion"]) == [20, 30, 40, 50, 60, 70]
+    assert add.schedule(spec.tasks["digits"])[-1] == 180
+    assert add.schedule(spec.tasks["digits"])[:2] == [40, 60]
 
 
 def test_config_and_spec_texts_take_a_new_solver():
