@@ -6,6 +6,7 @@ skipped, so an interrupted command, run again, resumes where it stopped
 comparison from benchopt's cache).
 """
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -58,6 +59,22 @@ def benchopt_run(config, results, seed, repetitions, jobs, dataset=None,
                    str(results)]
 
 
+def _call(argv):
+    """Run ``argv`` from the repository's root; on an interrupt of this
+    process alone (a terminal's Ctrl-C reaches both), pass it on and wait,
+    so that no step runs on after the command ended."""
+    child = subprocess.Popen(argv, cwd=ROOT)
+    try:
+        return child.wait()
+    except KeyboardInterrupt:
+        child.send_signal(signal.SIGINT)
+        try:
+            child.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            child.kill()
+        raise
+
+
 def dask_config(address, folder):
     """A benchopt parallel config that runs on the scheduler at
     ``address`` (written under ``folder``), or None without one."""
@@ -104,7 +121,7 @@ def execute(steps, out=print):
         if step.before is not None:
             step.before()
         t0 = time.monotonic()
-        code = subprocess.call([str(a) for a in step.argv], cwd=ROOT)
+        code = _call([str(a) for a in step.argv])
         if code != 0:
             raise RuntimeError(
                 f"{step.task}: {step.what} failed (exit {code}); run again "

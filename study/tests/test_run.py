@@ -206,3 +206,32 @@ def test_a_scheduler_address_reaches_the_tunings_and_the_comparisons(
                                       parallel_config=config)
     argv = compare[0].argv
     assert argv[argv.index("--parallel-config") + 1] == config
+
+
+def test_an_interrupted_step_does_not_run_on(tmp_path, monkeypatch):
+    """An interrupt of the command reaches the step it runs: no step goes
+    on after the command has ended."""
+    import os
+    import signal
+    import threading
+    import time
+    marker, ready = tmp_path / "ended", tmp_path / "ready"
+    code = ("import signal, sys, time\n"
+            "def stop(*_):\n"
+            f"    open({str(marker)!r}, 'w').write('stopped')\n"
+            "    sys.exit(130)\n"
+            "signal.signal(signal.SIGINT, stop)\n"
+            f"open({str(ready)!r}, 'w').write('ready')\n"
+            "time.sleep(60)\n")
+    step = Step("t", "a long step", [sys.executable, "-c", code],
+                [str(tmp_path / "never")])
+
+    def interrupt():  # this process only, once the step is listening
+        while not ready.exists():
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        execute([step], out=lambda *_: None)
+    assert marker.read_text() == "stopped"
