@@ -89,6 +89,28 @@ def kernel_dirs(problem, part, q, x, y, z):
     return out
 
 
+@pytest.fixture(autouse=True)
+def numba_cache_location_kept():
+    """Fails a test that leaves ``NUMBA_CACHE_DIR`` or numba's
+    ``CACHE_DIR`` changed (and restores them): every later subprocess of
+    its worker (``benchopt run``, the tools) would compile from an empty
+    cache, and its kernels in this process would be cached elsewhere."""
+    from numba.core import config
+    from benchmark_utils.numba_cache import CACHE_ENV
+    before = os.environ.get(CACHE_ENV), config.CACHE_DIR
+    yield
+    after = os.environ.get(CACHE_ENV), config.CACHE_DIR
+    if after != before:
+        if before[0] is None:
+            os.environ.pop(CACHE_ENV, None)
+        else:
+            os.environ[CACHE_ENV] = before[0]
+        config.CACHE_DIR = before[1]
+        pytest.fail(f"the test left numba's cache location changed "
+                    f"({CACHE_ENV}, numba's CACHE_DIR: {before} before, "
+                    f"{after} after)", pytrace=False)
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slow: end-to-end runs and cold compiles (the full suite "

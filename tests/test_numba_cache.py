@@ -317,7 +317,13 @@ def no_numba_location(tmp_path, monkeypatch):
     pkg = make_package(tmp_path)
     (pkg / "__pycache__").write_text("a file: no in-tree cache")
     (tmp_path / "tmp").mkdir()
-    monkeypatch.delenv(numba_cache.CACHE_ENV, raising=False)
+    # ensure_location sets NUMBA_CACHE_DIR itself: set first, so that
+    # monkeypatch records its value (or absence) and restores it whatever
+    # the test leaves (delenv of an absent variable records nothing, and a
+    # fallback folder left in os.environ made every later subprocess of the
+    # worker compile from an empty cache)
+    monkeypatch.setenv(numba_cache.CACHE_ENV, "set by no_numba_location")
+    monkeypatch.delenv(numba_cache.CACHE_ENV)
     monkeypatch.setattr(config, "CACHE_DIR", config.CACHE_DIR)
     monkeypatch.setattr(numba_cache.tempfile, "tempdir",
                         str(tmp_path / "tmp"))

@@ -54,8 +54,9 @@ def test_the_objective_owns_writable_contiguous_arrays(task, tmp_path,
     x0, y0, z0 = starting_point(p, 0)
     out = objective.evaluate_result(x0, y0, z0, 0)
     assert out["diverged"] == 0 and np.isfinite(out["value"])
-    # the core runs on them without compiling another specialisation
-    compile_core()
+    # the core runs on them without compiling another specialisation (of
+    # the task's own core: read-only arrays would type apart from it)
+    compile_core(engine.feature_dtype(p), task)
     before = len(engine.run_iterations.signatures)
     PnPBORun(p, config_of("SPABA", batch_size=4), x0, y0, z0, 0).run(3)
     assert len(engine.run_iterations.signatures) == before

@@ -101,6 +101,10 @@ def test_dispatch_has_a_kernel_per_registered_task():
     two-point kernels of its own), and every registered task has a marker
     whose numba type names its module."""
     assert {f.__name__ for f in dispatch.SWITCHES} == set(DISPATCH_FUNCS)
+    # each callable from Python, through a call cached on disk
+    assert set(dispatch._PYTHON) == set(DISPATCH_FUNCS)
+    assert all(call._cache.__class__.__name__ == "DependencyCache"
+               for call in dispatch._PYTHON.values())
     assert set(dispatch.TASK_MODULES) == set(BY_CODE)
     assert (dispatch.F, dispatch.G) == (records.F, records.G)
     for code, spec in BY_CODE.items():

@@ -46,8 +46,6 @@ numbers of two calls).
     gradx_g    adds c sum_t grad_x G_{idx[start + t]}(x, y) to ox (F2SA)
     reg_gradx  grad_x of g's exact regularisation at (x, y) into rx
 """
-import inspect
-
 from numba.extending import overload
 
 from ..jit.markers import code_of
@@ -262,16 +260,59 @@ def _gradx_g(task, Xg, yg, params, idx, start, count, x, y, c, ox):
     return impl
 
 
-_PYTHON = {}
+# The entry points called from Python (tests, tools): one compiled call of
+# each, cached on disk like the loops (one specialisation per task and
+# argument types), so that a new process loads it instead of compiling it.
+@njit(cache=True)
+def _coef_py(task, part, X, labels, params, idx, start, count, point, K):
+    coef(task, part, X, labels, params, idx, start, count, point, K)
+
+
+@njit(cache=True)
+def _coef2_py(task, part, X, labels, params, idx, start, count, point,
+              point_p, K, Kp):
+    coef2(task, part, X, labels, params, idx, start, count, point, point_p,
+          K, Kp)
+
+
+@njit(cache=True)
+def _apply_py(task, part, X, labels, params, idx, start, count, coefs, out):
+    apply(task, part, X, labels, params, idx, start, count, coefs, out)
+
+
+@njit(cache=True)
+def _apply2_py(task, part, X, labels, params, idx, start, count, coefs, out,
+               coefs2, out2):
+    apply2(task, part, X, labels, params, idx, start, count, coefs, out,
+           coefs2, out2)
+
+
+@njit(cache=True)
+def _reg_py(task, params, x, y, z, rx, ry, rz):
+    reg(task, params, x, y, z, rx, ry, rz)
+
+
+@njit(cache=True)
+def _reg_yz_py(task, params, x, y, z, ry, rz):
+    reg_yz(task, params, x, y, z, ry, rz)
+
+
+@njit(cache=True)
+def _gradx_g_py(task, Xg, yg, params, idx, start, count, x, y, c, ox):
+    gradx_g(task, Xg, yg, params, idx, start, count, x, y, c, ox)
+
+
+@njit(cache=True)
+def _reg_gradx_py(task, params, x, y, rx):
+    reg_gradx(task, params, x, y, rx)
+
+
+_PYTHON = {"coef": _coef_py, "coef2": _coef2_py, "apply": _apply_py,
+           "apply2": _apply2_py, "reg": _reg_py, "reg_yz": _reg_yz_py,
+           "gradx_g": _gradx_g_py, "reg_gradx": _reg_gradx_py}
 
 
 def _from_python(switch, task, *args):
     """An entry point called from Python (tests, tools), with a task code
-    or marker: a compiled call of it, made once per entry point."""
-    name = switch.__name__
-    if name not in _PYTHON:
-        names = ", ".join(inspect.signature(switch).parameters)
-        scope = {"switch": switch}
-        exec(f"def call({names}):\n    switch({names})\n", scope)
-        _PYTHON[name] = njit(scope["call"])
-    _PYTHON[name](task_marker(task), *args)
+    or marker: its compiled call (``_PYTHON``)."""
+    _PYTHON[switch.__name__](task_marker(task), *args)
