@@ -348,6 +348,38 @@ def edges(*tasks):
                    if e.get("widen") and not e.get("flat")))
 
 
+def _added(task):
+    """{solver: its record on ``task``} of the solvers put into the
+    study later (``python -m study add``: data/added/SOLVER)."""
+    from tools.tune.record_file import read_json
+    _task(task)
+    return {path.parent.name: read_json(str(path)) for path in
+            sorted((DATA / "added").glob(f"*/tune_{task}.json.xz"))}
+
+
+def _added_on_edges(tasks):
+    return [(solver, task) for task in tasks
+            for solver, rec in _added(task).items()
+            for s in rec["solvers"].values()
+            for e in s.get("edges", [])
+            if e.get("widen") and not e.get("flat")]
+
+
+@fact
+def added_edges(*tasks):
+    """Winners of the solvers added later (``python -m study add``) with a
+    parameter on an edge that could be widened, over ``tasks``: they got
+    the stored tuning's work and no more."""
+    return str(len(_added_on_edges(tasks)))
+
+
+@fact
+def added_edge_names(*tasks):
+    """Those winners, as "SOLVER on TASK"."""
+    return ", ".join(f"{s} on {t}" for s, t in
+                     dict.fromkeys(_added_on_edges(tasks)))
+
+
 @fact
 def elapsed_hours(digits=None):
     """Every task's tuning, in hours of wall clock."""

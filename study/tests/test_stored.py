@@ -30,7 +30,9 @@ def mentioned():
     return "\n".join(texts)
 
 
-@pytest.mark.parametrize("path", STORED, ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", STORED,
+    ids=lambda p: p.relative_to(ROOT / "study").as_posix())
 def test_every_stored_file_reads_and_is_used(path):
     rel = path.relative_to(ROOT).as_posix()
     if path.suffix == ".parquet":
@@ -47,8 +49,17 @@ def test_every_stored_file_reads_and_is_used(path):
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     else:
         pytest.fail(f"{rel}: a stored file of unknown kind")
-    # a file nothing names is not kept
-    assert path.name in mentioned(), f"{rel} is named by no page or spec"
+    # a file nothing names is not kept; a solver put in by python -m study
+    # add keeps its files in data/added/SOLVER, a folder the protocol names
+    added = path.relative_to(ROOT / "study").parts[:2] == ("data", "added")
+    if added:
+        solver = path.parent.name
+        assert solver in study_spec.load().solvers, \
+            f"{rel}: {solver} is not among the spec's solvers"
+        assert "study/data/added/" in mentioned()
+    else:
+        assert path.name in mentioned(), \
+            f"{rel} is named by no page or spec"
 
 
 def test_the_spec_names_only_stored_files_that_exist():
