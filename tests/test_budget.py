@@ -178,6 +178,7 @@ def test_compile_core_runs_once_per_process(monkeypatch):
     assert calls == []
 
 
+@pytest.mark.slow
 def test_a_cold_compile_is_outside_every_run_budget(tmp_path):
     """With an empty numba cache (``NUMBA_CACHE_DIR``) the core compiles in
     the subprocess (about a minute); with ``--timeout 3`` every solver must

@@ -54,6 +54,7 @@ def curves(df):
             metrics)
 
 
+@pytest.mark.slow
 def test_a_sweep_on_a_local_dask_cluster_equals_the_sequential_sweep(
         tmp_path):
     pytest.importorskip(

@@ -164,6 +164,7 @@ def test_config_views_use_our_kinds_once():
         assert column in pv.VIEW_METRICS, name
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("benchopt") is None,
                     reason="the benchopt command is not installed")
 def test_benchopt_plot_no_html_on_a_run_with_a_diverged_solver(tmp_path):
