@@ -59,6 +59,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tools.tune.edges import widenable
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "study" / "data"
 # task: (tuning record, hold-out check, confirmation), in study/data
@@ -139,6 +141,22 @@ def effect(claim, reading, stat, digits=None, absolute=False):
         return str(int(value))
     value = abs(value) if absolute else float(value)
     return number(value, digits or (1 if key.startswith("p") else 2))
+
+
+@fact
+def task_effect(claim, reading, task, stat, digits=None, absolute=False):
+    """A pooled claim's reading on one of its tasks (the verdict table's
+    ``by_task``): its ``median`` d or its ``n`` instances."""
+    by = _claim_row(claim, reading)["by_task"]
+    if task not in by:
+        raise FactError(f"task {task!r}: the claim is read on "
+                        f"{', '.join(by) or 'one task only'}")
+    median, n = by[task]
+    if stat == "n":
+        return str(n)
+    if stat != "median":
+        raise FactError(f"stat {stat!r}: median or n")
+    return number(abs(median) if absolute else median, digits or 2)
 
 
 @fact
@@ -344,8 +362,7 @@ def edges(*tasks):
     not flat), over ``tasks``."""
     return str(sum(1 for task in tasks
                    for s in record(task)["solvers"].values()
-                   for e in s.get("edges", [])
-                   if e.get("widen") and not e.get("flat")))
+                   for e in s.get("edges", []) if widenable(e)))
 
 
 def _added(task):
@@ -361,8 +378,7 @@ def _added_on_edges(tasks):
     return [(solver, task) for task in tasks
             for solver, rec in _added(task).items()
             for s in rec["solvers"].values()
-            for e in s.get("edges", [])
-            if e.get("widen") and not e.get("flat")]
+            for e in s.get("edges", []) if widenable(e)]
 
 
 @fact

@@ -27,8 +27,15 @@ RULE = (
     f"p-value is below {ALPHA}; it does not hold when the adjusted p-value "
     f"is below {ALPHA} and the median has the opposite sign; otherwise it "
     "is inconclusive (too few instances or too small an effect to tell).")
+POOLING_RULE = (
+    "A claim read on the instances of several tasks (a dataset's name "
+    "before \"[\": Fashion-MNIST's levels are one task, digits another) "
+    "is also read task by task: its median d on each task is printed, and "
+    "a pooled verdict that holds or does not hold stands only where no "
+    "task's median d has the opposite sign; where one has, the verdict "
+    "is \"tasks disagree\": the pooled test would hide a reversal.")
 
-VERDICTS = ("holds", "does not hold", "inconclusive")
+VERDICTS = ("holds", "does not hold", "inconclusive", "tasks disagree")
 
 
 class Paired(NamedTuple):
@@ -183,6 +190,20 @@ def verdict(d, claimed_sign, adjusted_p, alpha=ALPHA):
     return "inconclusive"
 
 
+def pooled_verdict(found, median, task_medians):
+    """``POOLING_RULE``: the pooled verdict ``found`` (``verdict``, whose
+    median d is ``median``), or "tasks disagree" when it holds or does
+    not hold and one of ``task_medians`` (the median d of each task) has
+    the sign opposite to ``median``'s."""
+    if found not in VERDICTS:
+        raise ValueError(f"found must be one of {VERDICTS}, got {found!r}")
+    sign = np.sign(median)
+    if found in ("holds", "does not hold") and any(
+            np.sign(m) == -sign for m in task_medians):
+        return "tasks disagree"
+    return found
+
+
 def verdict_table(claims, level=LEVEL, alpha=ALPHA, seed=0):
     """One row per claim (a ``Claim`` or a dict with its fields): n,
     dropped, median of d = a - b with its bootstrap interval
@@ -212,9 +233,18 @@ def verdict_table(claims, level=LEVEL, alpha=ALPHA, seed=0):
          "p_holm", "verdict"]]
 
 
+def tasks_text(medians):
+    """{task: (median d, instances)} as "digits 0.1554 (10); mnist
+    -0.09399 (30)", "" for none (a claim read on one task)."""
+    return "; ".join(f"{task} {median:.4g} ({n})"
+                     for task, (median, n) in medians.items())
+
+
 def _cell(column, value):
     if isinstance(value, str):
         return value
+    if isinstance(value, dict):
+        return tasks_text(value)
     if column in ("n", "dropped"):
         return str(int(value))
     if column in ("p", "p_holm"):

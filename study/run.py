@@ -36,6 +36,7 @@ import yaml
 from study import spec as study_spec
 from study.steps import ROOT, Step, benchopt_run, dask_config, execute, \
     plan_lines, python
+from tools.tune.edges import widenable
 from tools.tune.record_file import read_json
 
 
@@ -149,7 +150,7 @@ def widened_ranges(record, ranges):
     out, changed = dict(ranges), False
     for solver in record["solvers"].values():
         for edge in solver.get("edges") or []:
-            if edge.get("widen") and not edge.get("flat"):
+            if widenable(edge):
                 name, text = edge["widen"].split("=", 1)
                 low, high = map(float, text.split(":"))
                 if name in out:

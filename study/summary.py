@@ -36,9 +36,10 @@ RESULTS = tuple(f"{DATA}/study_{name}.parquet" for name in (
     "fashion_p5", "fashion_p7", "fashion_p9", "digits", "breast_cancer",
     "wine", "wine_noclip", "Simulated", "fashion_l2_p9"))
 FIGURE = "study/figures/verdicts.png"
-MARK = {"holds": "✓", "does not hold": "✗", "inconclusive": "?"}
+MARK = {"holds": "✓", "does not hold": "✗", "inconclusive": "?",
+        "tasks disagree": "≠"}
 COLOUR = {"holds": "#1a9850", "does not hold": "#d73027",
-          "inconclusive": "#969696"}
+          "inconclusive": "#969696", "tasks disagree": "#f46d43"}
 FINGERPRINT = "Study-Fingerprint"  # the PNG text chunk of the numbers drawn
 # the columns of the table: the readings of study.verdicts, shorter
 HEAD = {"h_budget": "H, budget", "h_end": "H, end",
@@ -111,7 +112,10 @@ def markdown(found):
         lines.append(f"| {name} | {n} | " + " | ".join(
             cell(*cells[q]) if q in cells else "—" for q in read) + " |")
     lines += ["", f"{MARK['holds']} holds, {MARK['does not hold']} does "
-              f"not hold, {MARK['inconclusive']} inconclusive; then the "
+              f"not hold, {MARK['inconclusive']} inconclusive, "
+              f"{MARK['tasks disagree']} the tasks disagree (pooled, the "
+              "test would decide, but on one of the claim's tasks the "
+              "median of d has the other sign: no verdict); then the "
               "median over the n instances of d = A − B (H, or points of "
               f"test error; below 0: A ahead, as every claim says) and its "
               f"{level} bootstrap interval; −∞: B diverged on the "

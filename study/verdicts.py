@@ -21,8 +21,10 @@ A claim pairs its solver ``a`` with ``b`` on the instances of its tasks
 (``study/claims.yml`` says how ``b`` is chosen); each quantity
 gives one table, decided by ``study.paired`` (Wilcoxon signed-rank,
 bootstrap interval of the median difference, Holm over the claims of the
-table; the rule, ``RULE``: ``study.paired.RULE`` and ``STOPPED_RULE``, is
-printed first).
+table; a claim read on several tasks is also read task by task, and its
+pooled verdict stands only where no task reverses it; the rule,
+``RULE``: ``study.paired.RULE``, ``POOLING_RULE`` and ``STOPPED_RULE``,
+is printed first).
 
 Data profiles (More & Wild 2009): on each instance, H_L is the lowest H
 any run reached and H0 the starting point's; a run has *reached the
@@ -59,7 +61,7 @@ STOPPED_RULE = (
     f"{NEAR:g} epochs before it for another cause (benchopt's timeout, its "
     "-n cap) has no value there, and the instance leaves the pairs of "
     "every claim that reads that run there.")
-RULE = verdicts.RULE + " " + STOPPED_RULE
+RULE = " ".join((verdicts.RULE, verdicts.POOLING_RULE, STOPPED_RULE))
 INSTANCE = ["dataset", "seed", "rep"]
 # (table key, column of run_rows, what it is)
 QUANTITIES = (
@@ -187,7 +189,7 @@ def verdict_tables(runs, spec):
     not read there: ``stopped_losses`` says so)."""
     out = {}
     for quantity, _ in QUANTITIES:
-        claims, against = [], []
+        claims, against, tasks = [], [], []
         for claim, a, b, what, lost in claim_rows(runs, spec, quantity):
             if lost and not verdicts.paired_difference(a, b).n:
                 continue
@@ -195,10 +197,38 @@ def verdict_tables(runs, spec):
                                b=b.to_numpy(),
                                claimed_sign=claim.get("sign", -1)))
             against.append(what)
+            tasks.append(task_medians(a, b))
         if claims:
             found = verdicts.verdict_table(claims)
             found.insert(1, "against", against)
+            found["verdict"] = [
+                verdicts.pooled_verdict(v, m, [t[0] for t in by.values()])
+                for v, m, by in zip(found["verdict"], found["median"],
+                                    tasks)]
+            found["by_task"] = tasks
             out[quantity] = found
+    return out
+
+
+def task_of(dataset_name):
+    """The task of a dataset: its name before "[" (Fashion-MNIST's
+    corruption levels are one task)."""
+    return str(dataset_name).split("[", 1)[0]
+
+
+def task_medians(a, b):
+    """{task: (median d = a - b over its instances, instances)} of a
+    claim read on several tasks (``paired.POOLING_RULE``), {} on one."""
+    tasks = a.index.get_level_values("dataset").map(task_of)
+    if len(set(tasks)) < 2:
+        return {}
+    out = {}
+    for task in sorted(set(tasks)):
+        mine = np.asarray(tasks == task)
+        pairs = verdicts.paired_difference(a.to_numpy()[mine],
+                                           b.to_numpy()[mine])
+        if pairs.n:
+            out[task] = (float(np.median(pairs.d)), pairs.n)
     return out
 
 

@@ -18,6 +18,8 @@ COMMANDS = {
     "bench.anchor": "back-to-back speed against the reference benchmark",
     "compile_times": "where numba's compile time goes, function by "
                      "function",
+    "compile_log": "what a whole command (a test suite) spends compiling, "
+                   "over all its processes",
     "iterate_hashes": "fingerprints of the core's iterates (a refactor "
                       "changed nothing)",
     "sample_complexity": "samples to reach a gradient tolerance as n + m "

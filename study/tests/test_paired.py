@@ -197,11 +197,33 @@ def test_verdict_table_significant_wrong_sign_does_not_hold():
     assert lines[3].endswith("| does not hold |")
 
 
-def test_rule_states_the_three_outcomes():
+def test_rule_states_the_four_outcomes():
     assert "holds" in RULE and "does not hold" in RULE
     assert "inconclusive" in RULE and "Holm" in RULE
+    assert "tasks disagree" in verdicts.POOLING_RULE
     assert set(verdicts.VERDICTS) == {"holds", "does not hold",
-                                      "inconclusive"}
+                                      "inconclusive", "tasks disagree"}
+
+
+@pytest.mark.parametrize("found, median, tasks, expected", [
+    # a task reverses the pooled sign: no verdict
+    ("holds", -0.06, [0.16, -0.09], "tasks disagree"),
+    ("does not hold", 0.2, [0.1, -1e-3], "tasks disagree"),
+    # every task on the pooled side, or at zero: the verdict stands
+    ("holds", -0.06, [-0.2, -0.01], "holds"),
+    ("does not hold", 0.2, [0.0, 0.3], "does not hold"),
+    # an inconclusive verdict stays so; one task (no medians): unchanged
+    ("inconclusive", -0.06, [0.16, -0.09], "inconclusive"),
+    ("holds", -0.06, [], "holds"),
+])
+def test_a_pooled_verdict_stands_only_where_no_task_reverses_it(
+        found, median, tasks, expected):
+    assert verdicts.pooled_verdict(found, median, tasks) == expected
+
+
+def test_pooled_verdict_refuses_an_unknown_verdict():
+    with pytest.raises(ValueError, match="found must be one of"):
+        verdicts.pooled_verdict("maybe", 0.1, [0.2])
 
 
 # --- profiles ---------------------------------------------------------

@@ -335,3 +335,32 @@ def test_a_claim_that_lost_every_instance_is_not_read():
     tables = sv.verdict_tables(runs, SPEC)
     assert "SPABA best" not in set(tables["h_budget"]["name"])
     assert ("SPABA best", "H, budget", 3) in sv.stopped_losses(runs, SPEC)
+
+
+def test_a_pooled_verdict_a_task_reverses_is_no_verdict():
+    # SPABA ahead of MSEBA on 15 digits instances, behind on 5 of wine
+    runs = _runs(reps=15, datasets=("digits[a=1]",))
+    wine = _runs(reps=5, datasets=("wine[b=2]",))
+    swap = {"SPABA[step_size=0.1]": "MSEBA[step_size=0.1]",
+            "MSEBA[step_size=0.1]": "SPABA[step_size=0.1]"}
+    wine["solver_name"] = wine["solver_name"].replace(swap)
+    both = sv.readings(pd.concat([runs, wine], ignore_index=True))
+    spec = {"baselines": ["SOBA"], "claims": [
+        dict(name="SPABA ahead", tasks=".", a="SPABA", b="MSEBA"),
+        dict(name="SPABA ahead on digits", tasks="^digits", a="SPABA",
+             b="MSEBA")]}
+    h = sv.verdict_tables(both, spec)["h_budget"].set_index("name")
+    d = 0.02 * 10 / 15
+    # pooled, 15 of the 20 differences are -d: the test alone would decide
+    assert h.loc["SPABA ahead", "median"] == pytest.approx(-d)
+    assert h.loc["SPABA ahead", "p_holm"] < verdicts.ALPHA
+    assert h.loc["SPABA ahead", "verdict"] == "tasks disagree"
+    by = h.loc["SPABA ahead", "by_task"]
+    assert list(by) == ["digits", "wine"]
+    assert by["digits"][0] == pytest.approx(-d) and by["digits"][1] == 15
+    assert by["wine"][0] == pytest.approx(d) and by["wine"][1] == 5
+    assert verdicts.tasks_text(by) == f"digits {-d:.4g} (15); wine {d:.4g} (5)"
+    # read on one task: no reading by task, the verdict stands
+    assert h.loc["SPABA ahead on digits", "verdict"] == "holds"
+    assert h.loc["SPABA ahead on digits", "by_task"] == {}
+    assert sv.task_of("mnist[variant=fashion,ratio=0.5]") == "mnist"

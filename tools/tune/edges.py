@@ -123,7 +123,13 @@ def edge_lines(solver, found):
     return lines
 
 
+def widenable(edge):
+    """Whether ``edge`` (an entry of ``edges``) can still be widened to
+    some gain: it has a wider range and the trials are not flat there."""
+    return bool(edge.get("widen")) and not edge.get("flat")
+
+
 def done(found):
     """Whether no edge can still be widened to some gain: each is flat
     or a limit."""
-    return all(e["widen"] is None or e.get("flat") for e in found)
+    return not any(widenable(e) for e in found)
