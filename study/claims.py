@@ -11,13 +11,25 @@ an ``except``) that is no solver of the results on those datasets (the
 solvers there are listed), a ``b`` that is neither ``rival``,
 ``baselines`` nor such a solver, a ``rival`` or ``baselines`` with no
 solver to stand for them there, a ``sign`` other than -1 or 1, two claims
-of one name.
+of one name; a ``rivals`` entry that is not a mapping of ``tasks`` (a
+regular expression) and ``confirmations`` (files that exist), or a
+``b: rival`` on a dataset no ``rivals`` entry matches.
 """
+import functools
+import glob
+import json
+import math
 import re
+from pathlib import Path
 
 import yaml
 
-TOP = ("baselines", "claims")
+ROOT = Path(__file__).resolve().parents[1]
+TOP = ("baselines", "claims", "rivals")
+RIVAL_KEYS = {"tasks": "a regular expression on the results' dataset_name",
+              "confirmations": "confirmation records (python -m "
+                               "study.confirm), paths or patterns from the "
+                               "repository's root"}
 # the keys of a claim, and what each holds
 KEYS = {"name": "the claim's name (unique)",
         "tasks": "a regular expression on the results' dataset_name",
@@ -65,6 +77,11 @@ def check_claims(spec, solvers=None, path="the claims file"):
     names = {}
     for index, claim in enumerate(spec["claims"], start=1):
         errors += _claim_errors(index, claim, baselines, solvers, names)
+    rivals = spec.get("rivals")
+    if rivals is not None:
+        errors += _rivals_errors(rivals)
+        if solvers is not None and not errors:
+            errors += _unmatched_rivals(spec, solvers)
     if errors:
         raise ValueError(
             f"--claims {path}: {len(errors)} error"
@@ -165,3 +182,70 @@ def _reading_errors(where, claim, pattern, baselines, solvers):
                       f"({', '.join(baselines) or 'none listed'}) there; "
                       f"{on}")
     return errors
+
+
+def _rivals_errors(rivals):
+    """What is wrong with the ``rivals`` entries."""
+    if not isinstance(rivals, list):
+        return [f"rivals: {rivals!r} is not a list of mappings of "
+                f"{', '.join(RIVAL_KEYS)}"]
+    errors = []
+    for index, entry in enumerate(rivals, start=1):
+        where = f"rivals entry {index}"
+        if not isinstance(entry, dict) or set(entry) != set(RIVAL_KEYS):
+            errors.append(f"{where}: {entry!r}; its keys are " + "; ".join(
+                f"{k}: {what}" for k, what in RIVAL_KEYS.items()))
+            continue
+        pattern = _pattern(entry["tasks"])
+        if not isinstance(pattern, re.Pattern):
+            errors.append(f"{where}: tasks: {entry['tasks']!r} "
+                          f"{pattern or 'is not a non-empty text'}")
+        if not _names(entry["confirmations"]):
+            errors.append(f"{where}: confirmations: "
+                          f"{entry['confirmations']!r} is not a list of "
+                          "paths")
+            continue
+        for path in entry["confirmations"]:
+            if not glob.has_magic(path) and not (ROOT / path).is_file():
+                errors.append(f"{where}: confirmations: {path} is no file "
+                              "(paths are from the repository's root)")
+    return errors
+
+
+def _unmatched_rivals(spec, solvers):
+    """The datasets of a ``b: rival`` claim that no ``rivals`` entry
+    matches: their rival could only be picked on the instances tested."""
+    errors = []
+    patterns = [re.compile(e["tasks"]) for e in spec["rivals"]]
+    for claim in spec["claims"]:
+        if claim.get("b") != "rival":
+            continue
+        mine = re.compile(claim["tasks"])
+        left = [str(d) for d in solvers if mine.search(str(d))
+                and not any(p.search(str(d)) for p in patterns)]
+        if left:
+            errors.append(f"claim {claim['name']!r}: b: 'rival' on "
+                          f"{', '.join(left)}, which no rivals entry "
+                          "matches; add one naming their confirmations")
+    return errors
+
+
+@functools.lru_cache(maxsize=None)
+def held_out(confirmations):
+    """{solver: its confirmed winner's criterion on the held-out splits}
+    over the confirmation records ``confirmations`` (a tuple of paths or patterns
+    from the repository's root; a winner that diverged there: inf; a
+    solver with no confirmed winner: left out)."""
+    out = {}
+    for pattern in confirmations:
+        for path in sorted(glob.glob(str(ROOT / pattern))):
+            with open(path) as handle:
+                record = json.load(handle)
+            for solver, found in record["solvers"].items():
+                confirmed = found.get("confirmed") or {}
+                value = confirmed.get("held_out")
+                if value is None:
+                    continue
+                out[solver] = math.inf if confirmed.get("diverged") \
+                    else float(value)
+    return out

@@ -47,7 +47,7 @@ from benchmark_utils.algorithms import defaults
 from study import paired as verdicts
 from study.budget_reading import (BY_RULE, NEAR, EPOCHS, grid_step,
                                   sound_points)
-from study.claims import check_claims, read_claims
+from study.claims import check_claims, held_out, read_claims
 from study.table import end_of, load, run_rows
 from tools.arguments import positive_number
 from tools.tune.report import CALLS_AT_BUDGET
@@ -128,11 +128,13 @@ def solvers_by_dataset(df):
     return out
 
 
-def claim_pair(claim, table, baselines, stopped=None):
+def claim_pair(claim, table, baselines, stopped=None, rivals=None):
     """``(a, b, what b is, the solvers read)``: the claim's values on the
     instances of its tasks, or None when the results hold no instance of
     it (``stopped``, like ``table``: where a run stopped before the
-    reading, an instance without its value)."""
+    reading, an instance without its value).  A ``b: rival`` is picked
+    on held-out splits by ``rivals`` (the claims file's entries,
+    ``_held_out_rival``), or without them on these instances."""
     tasks = table.index.get_level_values("dataset")
     mine = [bool(re.search(claim["tasks"], str(t))) for t in tasks]
     rows = table[mine]
@@ -155,11 +157,47 @@ def claim_pair(claim, table, baselines, stopped=None):
                   and rows[s].notna().any()]
         if not others:
             return None
-        rival = min(others, key=lambda s: (rows[s].median(), s))
-        return rows[a], rows[rival], f"{rival} (strongest rival)", [a, rival]
+        if rivals is None:
+            rival = min(others, key=lambda s: (rows[s].median(), s))
+            return (rows[a], rows[rival],
+                    f"{rival} (strongest rival on these instances)",
+                    [a, rival])
+        return _held_out_rival(rows, a, others, rivals)
     if claim["b"] not in rows:
         return None
     return rows[a], rows[claim["b"]], claim["b"], [a, claim["b"]]
+
+
+def _held_out_rival(rows, a, others, rivals):
+    """``claim_pair`` of a ``b: rival`` picked before the comparison is
+    read: on the instances of each ``rivals`` entry's datasets, the solver
+    of ``others`` whose confirmed winner has the lowest criterion on the
+    entry's held-out splits (``claims.held_out``; a solver without one is
+    no rival there)."""
+    datasets = rows.index.get_level_values("dataset")
+    b = pd.Series(np.nan, index=rows.index)
+    picked = {}
+    for entry in rivals:
+        mine = np.array([bool(re.search(entry["tasks"], str(d)))
+                         for d in datasets]) & b.isna().to_numpy()
+        if not mine.any():
+            continue
+        scores = held_out(tuple(entry["confirmations"]))
+        known = [s for s in others if s in scores]
+        if not known:
+            raise ValueError(f"rivals: {entry['confirmations']} confirm "
+                             f"none of {others}: no rival of {a} there")
+        rival = min(known, key=lambda s: (scores[s], s))
+        b[mine] = rows.loc[mine, rival]
+        for d in sorted(set(datasets[mine]), key=str):
+            picked.setdefault(rival, []).append(task_of(d))
+    if len(picked) == 1:
+        what = f"{next(iter(picked))} (strongest rival on held-out splits)"
+    else:
+        what = "; ".join(f"{r} on {', '.join(dict.fromkeys(t))}"
+                         for r, t in picked.items()) + \
+            " (strongest rivals on held-out splits)"
+    return rows[a], b, what, [a, *picked]
 
 
 def claim_rows(runs, spec, quantity):
@@ -173,7 +211,8 @@ def claim_rows(runs, spec, quantity):
         index=table.index, columns=table.columns, fill_value=False)
     out = []
     for claim in spec["claims"]:
-        pair = claim_pair(claim, table, spec.get("baselines", []), stopped)
+        pair = claim_pair(claim, table, spec.get("baselines", []), stopped,
+                          spec.get("rivals"))
         if pair is None:
             continue
         a, b, what, read = pair

@@ -80,7 +80,8 @@ def test_claims_are_decided_on_the_paired_instances():
                              "MSEBA over the baselines"]
     # SPABA's strongest rival is MSEBA; d = (0.06 - 0.08) x 10/15 on each
     # of the 10 digits instances
-    assert h.loc["SPABA best", "against"] == "MSEBA (strongest rival)"
+    assert h.loc["SPABA best", "against"] == \
+        "MSEBA (strongest rival on these instances)"
     assert h.loc["SPABA best", "n"] == 10
     assert h.loc["SPABA best", "median"] == pytest.approx(-0.02 * 10 / 15)
     assert h.loc["SPABA best", "p"] == pytest.approx(2 / 1024)
@@ -158,7 +159,7 @@ def test_the_report_states_the_rule_first(tmp_path, capsys):
     _runs(datasets=("digits[a=1]", "digits[a=2]")).to_parquet(levels)
     sv.main([str(levels), "--claims", str(claims)])
     assert "(epochs: digits 10)" in capsys.readouterr().out
-    assert "| SPABA best | MSEBA (strongest rival) | 10 |" in out
+    assert "| SPABA best | MSEBA (strongest rival on these instances) | 10 |" in out
     assert ("| SOBA ahead of SPABA | " + " | ".join(["does not hold"] * 6)
             + " |") in out
     assert "**Data profile**" in out and "**Performance profile**" in out
@@ -185,7 +186,8 @@ def test_an_ablation_variant_is_no_rival():
         dict(name="clipping helps MSEBA", tasks=".", a="MSEBA",
              b="MSEBA[R=inf]")]}
     h = sv.verdict_tables(runs, spec)["h_budget"].set_index("name")
-    assert h.loc["SPABA best", "against"] == "MSEBA (strongest rival)"
+    assert h.loc["SPABA best", "against"] == \
+        "MSEBA (strongest rival on these instances)"
     assert h.loc["clipping helps MSEBA", "median"] == pytest.approx(0.5)
     assert h.loc["clipping helps MSEBA", "verdict"] == "does not hold"
 
@@ -364,3 +366,70 @@ def test_a_pooled_verdict_a_task_reverses_is_no_verdict():
     assert h.loc["SPABA ahead on digits", "verdict"] == "holds"
     assert h.loc["SPABA ahead on digits", "by_task"] == {}
     assert sv.task_of("mnist[variant=fashion,ratio=0.5]") == "mnist"
+
+
+def _confirmation(path, held_out, diverged=()):
+    """A confirmation record (``study.confirm``) with each solver's
+    confirmed winner at ``held_out[solver]``."""
+    import json
+    path.write_text(json.dumps({"solvers": {
+        s: {"confirmed": {"held_out": v, "diverged": 3.0 if s in diverged
+                          else None}} for s, v in held_out.items()}}))
+    return str(path)
+
+
+def test_the_strongest_rival_is_picked_on_held_out_splits(tmp_path):
+    # on the instances MSEBA is SPABA's strongest rival (its median is the
+    # lowest after SPABA's); on held-out splits SOBA is, on digits, and
+    # SFFBA on wine (SRBA, better there, diverged on a held-out split)
+    digits = _confirmation(tmp_path / "d.json", {"SOBA": 1.0, "MSEBA": 1.2,
+                                                 "SPABA": 0.5})
+    wine = _confirmation(tmp_path / "w.json", {"SFFBA": 2.0, "SRBA": 1.0},
+                         diverged=("SRBA",))
+    spec = dict(SPEC, claims=[
+        dict(name="SPABA best", tasks="^digits", a="SPABA", b="rival"),
+        dict(name="SPABA best anywhere", tasks=".", a="SPABA", b="rival")],
+        rivals=[dict(tasks="^digits", confirmations=[digits]),
+                dict(tasks="^wine", confirmations=[wine])])
+    h = sv.verdict_tables(sv.readings(_runs()), spec)["h_budget"] \
+        .set_index("name")
+    assert h.loc["SPABA best", "against"] == \
+        "SOBA (strongest rival on held-out splits)"
+    # d = (0.04 - 0.08) x 10/15 against SOBA on each digits instance
+    assert h.loc["SPABA best", "median"] == pytest.approx(-0.04 * 10 / 15)
+    assert h.loc["SPABA best anywhere", "against"] == (
+        "SOBA on digits; SFFBA on wine (strongest rivals on held-out "
+        "splits)")
+    assert h.loc["SPABA best anywhere", "n"] == 20
+    by = h.loc["SPABA best anywhere", "by_task"]
+    assert by["wine"][0] == pytest.approx(-0.03 * 10 / 15)
+
+
+def test_a_rival_on_a_dataset_no_rivals_entry_names_is_refused(tmp_path):
+    from study.claims import check_claims
+    digits = _confirmation(tmp_path / "d.json", {"SOBA": 1.0})
+    spec = dict(SPEC, claims=SPEC["claims"][:1] + [
+        dict(name="SPABA best anywhere", tasks=".", a="SPABA", b="rival")],
+        rivals=[dict(tasks="^digits", confirmations=[digits])])
+    solvers = sv.solvers_by_dataset(_runs())
+    with pytest.raises(ValueError, match="b: 'rival' on wine\\[b=2\\], "
+                       "which no rivals entry matches"):
+        check_claims(spec, solvers)
+
+
+@pytest.mark.parametrize("rivals, said", [
+    ("digits", "rivals: 'digits' is not a list of mappings"),
+    ([{"tasks": "^digits"}], "rivals entry 1: {'tasks': '^digits'}; its "
+     "keys are tasks:"),
+    ([{"tasks": "([", "confirmations": []}],
+     "rivals entry 1: tasks: '([' is not a regular expression"),
+    ([{"tasks": "^d", "confirmations": ["study/data/none.json"]}],
+     "confirmations: study/data/none.json is no file"),
+    ([{"tasks": "^d", "confirmations": "study/data/a.json"}],
+     "is not a list of paths"),
+])
+def test_a_bad_rivals_entry_is_named(rivals, said):
+    from study.claims import check_claims
+    with pytest.raises(ValueError) as err:
+        check_claims(dict(SPEC, rivals=rivals))
+    assert said in str(err.value)
