@@ -27,6 +27,14 @@ COMMANDS = {
     "reference_table": "reference results of a dataset's splits",
     "cleaning_gain": "where hyper-cleaning matters: oracle weights' gain "
                      "over C_r and p~",
+    "scores": "one overall score per solver with its uncertainty: IQM of "
+              "normalized scores, P(improvement), profile areas",
+    "anytime": "anytime profiles: the share of (instance, target) pairs "
+               "reached against the work, over many targets",
+    "sensitivity": "how far each tuning winner's parameters can move and "
+                   "stay within 5 % of its gain",
+    "budget_curve": "each task's winners at 1/4, 1/2 and the full tuning "
+                    "budget, from the stored trials",
 }
 
 if __name__ == "__main__":

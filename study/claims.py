@@ -13,7 +13,8 @@ solvers there are listed), a ``b`` that is neither ``rival``,
 solver to stand for them there, a ``sign`` other than -1 or 1, two claims
 of one name; a ``rivals`` entry that is not a mapping of ``tasks`` (a
 regular expression) and ``confirmations`` (files that exist), or a
-``b: rival`` on a dataset no ``rivals`` entry matches.
+``b: rival`` on a dataset no ``rivals`` entry matches; a ``primary``
+(top-level, or a claim's own) that is not one of ``READINGS``.
 """
 import functools
 import glob
@@ -25,7 +26,12 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-TOP = ("baselines", "claims", "rivals")
+TOP = ("baselines", "claims", "rivals", "primary")
+# the readings of a claim (``study.verdicts.QUANTITIES``); ``primary``
+# names the one that decides it
+READINGS = ("h_budget", "h_end", "err_budget", "err_end", "own_budget",
+            "own_end")
+PRIMARY = "h_budget"  # without a ``primary`` key
 RIVAL_KEYS = {"tasks": "a regular expression on the results' dataset_name",
               "confirmations": "confirmation records (python -m "
                                "study.confirm), paths or patterns from the "
@@ -36,9 +42,17 @@ KEYS = {"name": "the claim's name (unique)",
         "a": "the solver the claim is about",
         "b": "a solver, 'rival' or 'baselines'",
         "sign": "-1 (a is lower than b) or 1",
-        "except": "solvers that are no rival of a (with b: rival)"}
+        "except": "solvers that are no rival of a (with b: rival)",
+        "primary": "the reading that decides the claim (default: the "
+                   "file's primary)"}
 NEEDED = ("name", "tasks", "a", "b")
 OPPONENTS = ("rival", "baselines")
+
+
+def primary_of(claim, spec):
+    """The reading that decides ``claim``: its own ``primary``, else the
+    claims file's, else ``PRIMARY``."""
+    return claim.get("primary", spec.get("primary", PRIMARY))
 
 
 def read_claims(path):
@@ -74,6 +88,9 @@ def check_claims(spec, solvers=None, path="the claims file"):
         errors.append(f"baselines: {baselines!r} is not a list of solver "
                       "names")
         baselines = []
+    if spec.get("primary", PRIMARY) not in READINGS:
+        errors.append(f"primary: {spec['primary']!r}; allowed: "
+                      f"{', '.join(READINGS)}")
     names = {}
     for index, claim in enumerate(spec["claims"], start=1):
         errors += _claim_errors(index, claim, baselines, solvers, names)
@@ -127,6 +144,9 @@ def _claim_errors(index, claim, baselines, solvers, names):
             claim.get("sign"), bool):
         errors.append(f"{where}: sign: {claim['sign']!r}; allowed: -1 (a "
                       "is lower than b) or 1")
+    if "primary" in claim and claim["primary"] not in READINGS:
+        errors.append(f"{where}: primary: {claim['primary']!r}; allowed: "
+                      f"{', '.join(READINGS)}")
     if "except" in claim and not _names(claim["except"]):
         errors.append(f"{where}: except: {claim['except']!r} is not a list "
                       "of solver names")

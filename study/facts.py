@@ -44,6 +44,11 @@ The names (``FACTS``):
   (the held-out falls that hold, %);
 - ``confirm TASK winner|other|total``, ``confirm_rank TASK SOLVER``,
   ``confirm_key TASK KEY`` (``splits``, ``seed``, ``candidates``);
+- ``family primary|secondary``: the readings Holm's correction ran over;
+- ``score SOLVER h|err iqm|low|high|rank``: a solver's overall score
+  (``study.scores``); ``improvement SOLVER h|err p|low|high``: P(A > its
+  rival) of a PnPBO solver; ``score_name PLACE``, ``score_best_of
+  PnPBO``, ``improvement_max h|err p|high``;
 - ``const MODULE.NAME [pct|times]``: a constant of the study's code
   (``study.paired.LEVEL``), ``wilcoxon_floor N``: the smallest two-sided
   p a signed-rank test gives on N pairs.
@@ -141,6 +146,89 @@ def effect(claim, reading, stat, digits=None, absolute=False):
         return str(int(value))
     value = abs(value) if absolute else float(value)
     return number(value, digits or (1 if key.startswith("p") else 2))
+
+
+@fact
+def family(which):
+    """How many readings Holm's correction ran over in a family:
+    ``primary`` (one per claim: the verdicts) or ``secondary``."""
+    from study.summary import family_sizes, tables
+    sizes = family_sizes(tables())
+    if which not in sizes:
+        raise FactError(f"family {which!r}: one of {', '.join(sizes)}")
+    return str(sizes[which])
+
+
+@functools.lru_cache(maxsize=1)
+def _overall():
+    from study import scores
+    df, runs, work = scores._read(scores.SCORED)
+    return scores.overall(df, runs, work)
+
+
+@fact
+def score(solver, quantity, stat, digits=None):
+    """A solver's overall score (``study.scores``): QUANTITY ``h`` or
+    ``err``, STAT ``iqm``, ``low``, ``high`` (its interval) or ``rank``
+    (its place by the IQM of H's score, 1st)."""
+    solvers = _overall().solvers
+    if solver not in solvers.index:
+        raise FactError(f"solver {solver!r}: one of "
+                        f"{', '.join(solvers.index)}")
+    if quantity not in ("h", "err"):
+        raise FactError(f"quantity {quantity!r}: h or err")
+    if stat == "rank":
+        return ordinal(list(solvers.index).index(solver) + 1)
+    key = {"iqm": f"iqm_{quantity}", "low": f"iqm_{quantity}_low",
+           "high": f"iqm_{quantity}_high"}.get(stat)
+    if key is None:
+        raise FactError(f"stat {stat!r}: iqm, low, high or rank")
+    return number(float(solvers.at[solver, key]), digits or 3)
+
+
+@fact
+def score_name(place):
+    """The solver at ``place`` (1: the first) by the IQM of H's score."""
+    names = list(_overall().solvers.index)
+    if not place.isdigit() or not 1 <= int(place) <= len(names):
+        raise FactError(f"place {place!r}: 1 to {len(names)}")
+    return names[int(place) - 1]
+
+
+@fact
+def score_best_of(group):
+    """The first of ``group`` (``PnPBO``: the paper's solvers,
+    ``study.scores.PNPBO``) by the IQM of H's score."""
+    from study.scores import PNPBO
+    if group != "PnPBO":
+        raise FactError(f"group {group!r}: PnPBO")
+    return next(s for s in _overall().solvers.index if s in PNPBO)
+
+
+@fact
+def improvement_max(quantity, stat, digits=None):
+    """The largest P(A > its rival) of the PnPBO solvers (``stat``:
+    ``p``, or ``high``, the largest upper end of their intervals)."""
+    table = _overall().improvement
+    key = {"p": f"p_{quantity}", "high": f"p_{quantity}_high"}.get(stat)
+    if quantity not in ("h", "err") or key is None:
+        raise FactError(f"{quantity} {stat}: h or err, then p or high")
+    return number(float(table[key].max()), digits or 2)
+
+
+@fact
+def improvement(solver, quantity, stat, digits=None):
+    """P(A > its rival) of a PnPBO solver (``study.scores``): QUANTITY
+    ``h`` or ``err``, STAT ``p``, ``low``, ``high``."""
+    table = _overall().improvement.set_index("solver")
+    if solver not in table.index:
+        raise FactError(f"solver {solver!r}: one of "
+                        f"{', '.join(table.index)}")
+    key = {"p": f"p_{quantity}", "low": f"p_{quantity}_low",
+           "high": f"p_{quantity}_high"}.get(stat)
+    if quantity not in ("h", "err") or key is None:
+        raise FactError(f"{quantity} {stat}: h or err, then p, low or high")
+    return number(float(table.at[solver, key]), digits or 2)
 
 
 @fact

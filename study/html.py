@@ -42,7 +42,7 @@ OUTPUTS = ROOT / "outputs"
 SITE = {Path(p).name: ("index.html" if Path(p).name == "README.md" else
                        Path(p).stem + ".html") for p in study_page.PAGES}
 TITLES = {"README.md": "The study", "protocol.md": "Protocol",
-          "results.md": "Results"}
+          "results.md": "Results", "beyond.md": "Beyond the verdicts"}
 # a line that is an HTML comment alone (a generated block's marker)
 COMMENT = re.compile(r"<!--(?:(?!-->).)*-->")
 # files of study/ a page may link to, copied into the site as they are

@@ -45,13 +45,20 @@ END = "<!-- end of generated -->"
 # the commands a page may hold: module -> its ``main(argv)``
 COMMANDS = ("study.verdicts", "study.table",
             "tools.tune.adequacy", "study.holdout",
-            "study.confirm", "study.summary", "study.tunings")
+            "study.confirm", "study.summary", "study.tunings",
+            "study.scores", "study.anytime", "study.sensitivity",
+            "study.budget_curve")
 # commands a page runs only with this option: without it they run solvers
 ONLY_WITH = {"study.holdout": "--show", "study.confirm": "--show"}
 # options a page never runs: they write files
-NEVER_WITH = {"study.summary": "--figure", "tools.tune.adequacy": "--figure"}
+NEVER_WITH = {"study.summary": ("--figure",),
+              "tools.tune.adequacy": ("--figure",),
+              "study.anytime": ("--figure",),
+              "study.sensitivity": ("--figure",),
+              "study.budget_curve": ("--figure", "--write-config")}
 # the study's pages, from the repository's root
-PAGES = ("study/README.md", "study/protocol.md", "study/results.md")
+PAGES = ("study/README.md", "study/protocol.md", "study/results.md",
+         "study/beyond.md")
 FACT = re.compile(r"<!-- fact: (?P<spec>.+?) -->(?P<value>.*?)"
                   r"<!-- /fact -->")
 # numbers a page states without a fact: the paper's section numbers, its
@@ -100,11 +107,10 @@ def run(command):
     if need and need not in words[3:]:
         raise ValueError(f"{command!r}: a page runs {words[2]} only with "
                          f"{need} (it reads stored results)")
-    never = NEVER_WITH.get(words[2])
-    if never and any(w == never or w.startswith(never + "=")
-                     for w in words[3:]):
-        raise ValueError(f"{command!r}: a page never runs {words[2]} with "
-                         f"{never} (it writes a file)")
+    for never in NEVER_WITH.get(words[2], ()):
+        if any(w == never or w.startswith(never + "=") for w in words[3:]):
+            raise ValueError(f"{command!r}: a page never runs {words[2]} "
+                             f"with {never} (it writes a file)")
     main = importlib.import_module(words[2]).main
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

@@ -21,8 +21,8 @@ RULE = (
     "For each claim \"A is lower than B\" (or higher), d = A - B is taken "
     "on every instance where both values exist; its median is reported "
     f"with a {LEVEL:.0%} percentile bootstrap interval over instances, "
-    "and its two-sided Wilcoxon signed-rank p-value is adjusted for the "
-    "number of claims on the page by Holm's step-down method. A claim "
+    "and its two-sided Wilcoxon signed-rank p-value is adjusted by Holm's "
+    "step-down method over its family (below). A claim "
     "holds when the median of d has the claimed sign and the adjusted "
     f"p-value is below {ALPHA}; it does not hold when the adjusted p-value "
     f"is below {ALPHA} and the median has the opposite sign; otherwise it "
@@ -34,6 +34,15 @@ POOLING_RULE = (
     "a pooled verdict that holds or does not hold stands only where no "
     "task's median d has the opposite sign; where one has, the verdict "
     "is \"tasks disagree\": the pooled test would hide a reversal.")
+
+MULTIPLICITY_RULE = (
+    "Each claim is decided by one primary reading, named in the claims "
+    "file (H at the tuning budget: the quantity every solver was tuned "
+    "on); its p-value is adjusted over the "
+    "primary readings of every claim, and only that reading gives the "
+    "claim's verdict. Its other readings are secondary: their p-values are "
+    "adjusted over every secondary reading of every claim, and they are "
+    "reported as evidence beside the verdict, never as one.")
 
 VERDICTS = ("holds", "does not hold", "inconclusive", "tasks disagree")
 
@@ -175,14 +184,19 @@ def verdict(d, claimed_sign, adjusted_p, alpha=ALPHA):
     alpha, "does not hold" if adjusted_p < alpha and sign(median d) =
     -claimed_sign, "inconclusive" otherwise (claimed_sign = -1: A lower
     than B)."""
-    d = _differences(d)
+    return decide(np.median(_differences(d)), claimed_sign, adjusted_p,
+                  alpha)
+
+
+def decide(median, claimed_sign, adjusted_p, alpha=ALPHA):
+    """``verdict`` from the median of d alone."""
     if claimed_sign not in (-1, 1):
         raise ValueError(f"claimed_sign must be -1 (A lower than B) or 1 "
                          f"(A higher than B), got {claimed_sign}")
     _level("alpha", alpha)
     if not 0 <= adjusted_p <= 1:
         raise ValueError(f"adjusted_p must be in [0, 1], got {adjusted_p}")
-    sign = np.sign(np.median(d))
+    sign = np.sign(median)
     if adjusted_p < alpha and sign == claimed_sign:
         return "holds"
     if adjusted_p < alpha and sign == -claimed_sign:

@@ -96,30 +96,67 @@ def rows(found):
     return out
 
 
-def cell(verdict, median, low, high):
-    return (f"{MARK[verdict]} {number(median)} "
-            f"[{number(low)}, {number(high)}]")
+def primary_readings(found):
+    """{claim: its primary reading} (the ``family`` column of
+    ``study.verdicts.adjust_families``)."""
+    return {name: q for q, table in found.items()
+            for name, family in zip(table["name"], table["family"])
+            if family == "primary"}
+
+
+def family_sizes(found):
+    """{family: the number of readings Holm's correction ran over}."""
+    return {family: int(m) for table in found.values()
+            for family, m in zip(table["family"], table["m"])}
+
+
+def cell(verdict, median, low, high, secondary=False):
+    """A reading's cell: its mark (in parentheses on a secondary reading:
+    evidence, not a verdict), the median of d and its interval."""
+    mark = f"({MARK[verdict]})" if secondary else MARK[verdict]
+    return f"{mark} {number(median)} [{number(low)}, {number(high)}]"
 
 
 def markdown(found):
-    """The claims x readings table: in each cell the verdict's mark, the
-    median of d = A - B and its interval."""
+    """The claims x readings table: first each claim's verdict (its
+    primary reading), then its secondary readings; in each cell the
+    mark, the median of d = A - B and its interval."""
     read = [q for q in HEAD if q in found]
+    primary = primary_readings(found)
+    usual = max(read, key=lambda q: (list(primary.values()).count(q),
+                                     -read.index(q)))
+    others = [q for q in read if q != usual]
+    sizes = family_sizes(found)
     level = f"{paired.LEVEL:.0%}"
-    lines = ["| claim | n | " + " | ".join(HEAD[q] for q in read) + " |",
-             "|---|---|" + "---|" * len(read)]
+    lines = [f"| claim | n | verdict: {HEAD[usual]} | "
+             + " | ".join(HEAD[q] for q in others) + " |",
+             "|---|---|---|" + "---|" * len(others)]
     for name, n, cells in rows(found):
-        lines.append(f"| {name} | {n} | " + " | ".join(
-            cell(*cells[q]) if q in cells else "—" for q in read) + " |")
-    lines += ["", f"{MARK['holds']} holds, {MARK['does not hold']} does "
+        mine = primary.get(name, usual)
+        first = cell(*cells[mine]) if mine in cells else "—"
+        if mine != usual:
+            first += f" ({HEAD[mine]})"
+        # the column of its primary reading shows the usual one instead
+        shown = [usual if q == mine else q for q in others]
+        lines.append(f"| {name} | {n} | {first} | " + " | ".join(
+            cell(*cells[q], secondary=True) if q in cells else "—"
+            for q in shown) + " |")
+    lines += ["", "The verdict is the claim's primary reading (the "
+              "claims file's `primary`): "
+              f"{MARK['holds']} holds, {MARK['does not hold']} does "
               f"not hold, {MARK['inconclusive']} inconclusive, "
               f"{MARK['tasks disagree']} the tasks disagree (pooled, the "
               "test would decide, but on one of the claim's tasks the "
-              "median of d has the other sign: no verdict); then the "
-              "median over the n instances of d = A − B (H, or points of "
-              f"test error; below 0: A ahead, as every claim says) and its "
-              f"{level} bootstrap interval; −∞: B diverged on the "
-              "instances (a diverged run counts as the worst value)."]
+              "median of d has the other sign: no verdict); Holm's "
+              f"correction runs over the {sizes.get('primary', 0)} claims' "
+              "primary readings. The other columns are secondary readings, "
+              "their marks in parentheses, Holm's correction over all "
+              f"{sizes.get('secondary', 0)} of them: evidence beside the "
+              "verdict, never a verdict. In each cell the median over the "
+              "n instances of d = A − B (H, or points of test error; below "
+              f"0: A ahead, as every claim says) and its {level} bootstrap "
+              "interval; −∞: B diverged on the instances (a diverged run "
+              "counts as the worst value)."]
     return "\n".join(lines)
 
 
@@ -201,7 +238,9 @@ def figure(found, path):
     fig.legend(handles=handles, loc="lower center", ncol=len(handles),
                fontsize=8, frameon=False)
     fig.suptitle("Each claim: the median paired difference and its "
-                 "interval, coloured by its verdict", fontsize=11)
+                 "interval, coloured by the reading's mark (H at the "
+                 "budget: the verdict; the others: secondary readings)",
+                 fontsize=11)
     fig.subplots_adjust(left=0.31, right=0.99, bottom=0.13, top=0.9,
                         wspace=0.08)
     Path(path).parent.mkdir(parents=True, exist_ok=True)

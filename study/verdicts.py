@@ -47,7 +47,7 @@ from benchmark_utils.algorithms import defaults
 from study import paired as verdicts
 from study.budget_reading import (BY_RULE, NEAR, EPOCHS, grid_step,
                                   sound_points)
-from study.claims import check_claims, held_out, read_claims
+from study.claims import check_claims, held_out, primary_of, read_claims
 from study.table import end_of, load, run_rows
 from tools.arguments import positive_number
 from tools.tune.report import CALLS_AT_BUDGET
@@ -61,7 +61,8 @@ STOPPED_RULE = (
     f"{NEAR:g} epochs before it for another cause (benchopt's timeout, its "
     "-n cap) has no value there, and the instance leaves the pairs of "
     "every claim that reads that run there.")
-RULE = " ".join((verdicts.RULE, verdicts.POOLING_RULE, STOPPED_RULE))
+RULE = " ".join((verdicts.RULE, verdicts.MULTIPLICITY_RULE,
+                 verdicts.POOLING_RULE, STOPPED_RULE))
 INSTANCE = ["dataset", "seed", "rep"]
 # (table key, column of run_rows, what it is)
 QUANTITIES = (
@@ -240,13 +241,41 @@ def verdict_tables(runs, spec):
         if claims:
             found = verdicts.verdict_table(claims)
             found.insert(1, "against", against)
-            found["verdict"] = [
-                verdicts.pooled_verdict(v, m, [t[0] for t in by.values()])
-                for v, m, by in zip(found["verdict"], found["median"],
-                                    tasks)]
             found["by_task"] = tasks
             out[quantity] = found
-    return out
+    return adjust_families(out, spec)
+
+
+def adjust_families(tables, spec):
+    """``tables`` with ``p_holm`` and ``verdict`` read as
+    ``paired.MULTIPLICITY_RULE`` says: Holm over the primary reading of
+    every claim (``claims.primary_of``), and apart over every other
+    reading of every claim; the verdict then as ``paired.decide`` and
+    ``paired.pooled_verdict`` say.  ``family`` names each row's family
+    and ``m`` its size."""
+    primary = {c["name"]: primary_of(c, spec) for c in spec["claims"]}
+    sign = {c["name"]: c.get("sign", -1) for c in spec["claims"]}
+    for table in tables.values():
+        table["family"], table["m"] = "", 0
+    cells = [(q, i) for q, table in tables.items() for i in table.index]
+    for family in ("primary", "secondary"):
+        mine = [(q, i) for q, i in cells
+                if (primary[tables[q].at[i, "name"]] == q)
+                == (family == "primary")]
+        if not mine:
+            continue
+        adjusted = verdicts.holm([tables[q].at[i, "p"] for q, i in mine])
+        for (q, i), p in zip(mine, adjusted):
+            table = tables[q]
+            median = table.at[i, "median"]
+            found = verdicts.decide(median, sign[table.at[i, "name"]], p)
+            by_task = table.at[i, "by_task"]
+            table.at[i, "family"] = family
+            table.at[i, "m"] = len(mine)
+            table.at[i, "p_holm"] = p
+            table.at[i, "verdict"] = verdicts.pooled_verdict(
+                found, median, [t[0] for t in by_task.values()])
+    return tables
 
 
 def task_of(dataset_name):
@@ -378,14 +407,21 @@ def summary_markdown(tables, only=None, others=None):
                     cell += f"; {seen} {ASIDE[side]}"
             cells.append(cell)
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", "In parentheses: a secondary reading, evidence beside the "
+              "claim's verdict (its primary reading), never a verdict."]
     return "\n".join(lines)
 
 
 def _verdict_of(tables, quantity, name):
+    """A claim's verdict on a reading, in parentheses on a secondary one
+    (``adjust_families``: evidence, not the claim's verdict)."""
     if quantity not in tables:
         return "—"
     row = tables[quantity][tables[quantity]["name"] == name]
-    return row["verdict"].iloc[0] if len(row) else "—"
+    if not len(row):
+        return "—"
+    found = row["verdict"].iloc[0]
+    return found if row["family"].iloc[0] == "primary" else f"({found})"
 
 
 def work_to_reach(df, tau, budget=None):

@@ -48,6 +48,10 @@ BAD = [
     (dict(name="no baseline", tasks="^wine", a="SOBA", b="baselines"),
      "claim 11 'no baseline': b: 'baselines' with none of the baselines "
      "(SOBA) there"),
+    (dict(name="primary", tasks="^wine", a="SPABA", b="SOBA",
+          primary="h_budjet"),
+     "claim 12 'primary': primary: 'h_budjet'; allowed: h_budget, h_end, "
+     "err_budget, err_end, own_budget, own_end"),
 ]
 
 
@@ -73,6 +77,8 @@ def test_every_error_of_a_claims_file_is_named_at_once(tmp_path, capsys):
     ("- a list", "a YAML mapping with 'claims:'"),
     ("claims: []\nbaseline: [SOBA]", "unknown top-level keys ['baseline']"),
     ("claims: [SPABA]", "claim 1: 'SPABA' is not a mapping"),
+    ("claims: []\nprimary: test_error", "primary: 'test_error'; allowed: "
+     "h_budget, h_end"),
 ])
 def test_a_claims_file_of_another_shape_is_named(tmp_path, capsys, text,
                                                  said):

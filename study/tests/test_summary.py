@@ -13,9 +13,10 @@ from study import summary
 
 
 def _tables(shift=0.0):
-    """Verdict tables of two claims on two readings, as
-    ``study.verdicts.verdict_tables`` gives them."""
-    def table(median):
+    """Verdict tables of three claims on two readings, as
+    ``study.verdicts.verdict_tables`` gives them: H at the budget their
+    primary reading, the test error at the end a secondary one."""
+    def table(median, family, m):
         return pd.DataFrame([
             dict(name="6.1 A ahead", against="B", n=10, dropped=0,
                  median=median + shift, ci_low=median - 0.1,
@@ -27,8 +28,10 @@ def _tables(shift=0.0):
                  verdict="holds"),
             dict(name="6.3 C ahead", against="D", n=10, dropped=0,
                  median=1.1e-16, ci_low=-0.84, ci_high=0.42, p=0.6,
-                 p_holm=1.0, verdict="inconclusive")])
-    return {"h_budget": table(-0.2187), "err_end": table(-2.235)}
+                 p_holm=1.0, verdict="inconclusive")]).assign(
+                     family=family, m=m)
+    return {"h_budget": table(-0.2187, "primary", 3),
+            "err_end": table(-2.235, "secondary", 15)}
 
 
 @pytest.mark.parametrize("value, text", [
@@ -41,12 +44,25 @@ def test_numbers_have_two_significant_digits(value, text):
 def test_the_table_has_a_claim_per_row_and_a_reading_per_column():
     text = summary.markdown(_tables())
     lines = text.splitlines()
-    assert lines[0] == ("| claim | n | H, budget | test error, end |")
+    assert lines[0] == ("| claim | n | verdict: H, budget | "
+                        "test error, end |")
+    # the secondary reading's mark in parentheses
     assert lines[2] == ("| 6.1 A ahead | 10 | ✓ −0.22 [−0.32, −0.12] | "
-                        "✓ −2.2 [−2.3, −2.1] |")
+                        "(✓) −2.2 [−2.3, −2.1] |")
     assert "✓ −∞ [−∞, −∞]" in lines[3]
     assert "? 0 [−0.84, 0.42]" in lines[4]
     assert "95% bootstrap interval" in text
+    assert "over the 3 claims' primary readings" in text
+    assert "over all 15 of them" in text
+
+
+def test_a_claim_decided_on_another_reading_says_which():
+    found = _tables()
+    for q, family in (("h_budget", "secondary"), ("err_end", "primary")):
+        found[q].loc[0, "family"] = family
+    row = summary.markdown(found).splitlines()[2]
+    assert row == ("| 6.1 A ahead | 10 | ✓ −2.2 [−2.3, −2.1] (test error, "
+                   "end) | (✓) −0.22 [−0.32, −0.12] |")
 
 
 def test_a_figure_says_when_it_is_stale(tmp_path):

@@ -9,6 +9,7 @@ import yaml
 
 from study import verdicts as sv
 from study import paired as verdicts
+from study.claims import READINGS, primary_of
 
 # the grid of a tuning of 10 epochs: the budget is read at 10 epochs
 OBJECTIVE = f"Bilevel Optimization[eval_epochs={10 / 63!r}]"
@@ -160,8 +161,9 @@ def test_the_report_states_the_rule_first(tmp_path, capsys):
     sv.main([str(levels), "--claims", str(claims)])
     assert "(epochs: digits 10)" in capsys.readouterr().out
     assert "| SPABA best | MSEBA (strongest rival on these instances) | 10 |" in out
-    assert ("| SOBA ahead of SPABA | " + " | ".join(["does not hold"] * 6)
-            + " |") in out
+    # H at the budget decides; the other readings, in parentheses, do not
+    assert ("| SOBA ahead of SPABA | does not hold | "
+            + " | ".join(["(does not hold)"] * 5) + " |") in out
     assert "**Data profile**" in out and "**Performance profile**" in out
     bad = tmp_path / "bad.yml"
     bad.write_text(yaml.safe_dump({"claims": [dict(name="x", a="SPABA")]}))
@@ -205,8 +207,9 @@ def test_the_summary_alone_is_the_reports_table(tmp_path, capsys):
              "SPABA"])
     rows = capsys.readouterr().out.strip().splitlines()
     assert rows[:2] == table.splitlines()[:2]
-    assert [r.split(" | ")[0] for r in rows[2:]] == [
+    assert [r.split(" | ")[0] for r in rows[2:4]] == [
         "| SPABA best", "| SOBA ahead of SPABA"]
+    assert rows[-1].startswith("In parentheses: a secondary reading")
     assert all(r in table for r in rows)
     with pytest.raises(SystemExit):
         sv.main([str(path), "--claims", str(claims), "--only", "SPABA"])
@@ -243,7 +246,8 @@ def test_a_verdict_that_depends_on_where_the_budget_falls_is_shown(
     row = [r for r in capsys.readouterr().out.splitlines()
            if r.startswith("| SOBA ahead of SPABA")][0]
     assert row.split(" | ")[1] == "does not hold; holds before the budget"
-    assert row.split(" | ")[2] == "does not hold"  # the end: as read
+    # the end: as read, a secondary reading
+    assert row.split(" | ")[2] == "(does not hold)"
     sv.main([str(path), "--claims", str(claims), "--summary",
              "--budget-reading", "before", "--only", "SOBA ahead"])
     assert capsys.readouterr().out.splitlines()[2].split(" | ")[1] == \
@@ -433,3 +437,55 @@ def test_a_bad_rivals_entry_is_named(rivals, said):
     with pytest.raises(ValueError) as err:
         check_claims(dict(SPEC, rivals=rivals))
     assert said in str(err.value)
+
+
+def _family_tables():
+    """Two claims read on two readings, as ``verdict_table`` leaves them
+    (before ``adjust_families``)."""
+    def table(p, medians):
+        return pd.DataFrame(dict(
+            name=["A ahead", "B ahead"], against=["C", "C"], n=[10, 10],
+            dropped=[0, 0], median=medians, ci_low=medians, ci_high=medians,
+            p=p, p_holm=p, verdict=["?", "?"],
+            by_task=[{}, {"x": (medians[1], 5)}]))
+    return {"h_budget": table([0.01, 0.02], [-1.0, -1.0]),
+            "err_end": table([0.004, 0.03], [-1.0, 1.0])}
+
+
+def test_holm_runs_over_the_primary_readings_and_apart_over_the_others():
+    spec = {"claims": [dict(name="A ahead"), dict(name="B ahead")]}
+    found = sv.adjust_families(_family_tables(), spec)
+    h, err = found["h_budget"], found["err_end"]
+    assert list(h["family"]) == ["primary"] * 2
+    assert list(err["family"]) == ["secondary"] * 2
+    assert list(h["m"]) == [2, 2] and list(err["m"]) == [2, 2]
+    # primary: Holm over 0.01, 0.02 -> 0.02, 0.02; both hold
+    np.testing.assert_allclose(h["p_holm"], [0.02, 0.02])
+    assert list(h["verdict"]) == ["holds", "holds"]
+    # secondary: Holm over 0.004, 0.03 -> 0.008, 0.03; B's median is
+    # the other way: it does not hold there
+    np.testing.assert_allclose(err["p_holm"], [0.008, 0.03])
+    assert list(err["verdict"]) == ["holds", "does not hold"]
+
+
+def test_a_claims_own_primary_reading_moves_it_between_families():
+    spec = {"primary": "h_budget",
+            "claims": [dict(name="A ahead", primary="err_end"),
+                       dict(name="B ahead")]}
+    found = sv.adjust_families(_family_tables(), spec)
+    h, err = found["h_budget"], found["err_end"]
+    assert list(h["family"]) == ["secondary", "primary"]
+    assert list(err["family"]) == ["primary", "secondary"]
+    # primary: A on err_end (0.004) and B on h_budget (0.02)
+    np.testing.assert_allclose([err.at[0, "p_holm"], h.at[1, "p_holm"]],
+                               [0.008, 0.02])
+    # secondary: A on h_budget (0.01) and B on err_end (0.03)
+    np.testing.assert_allclose([h.at[0, "p_holm"], err.at[1, "p_holm"]],
+                               [0.02, 0.03])
+    # the file's primary, without a claim's own, is h_budget
+    assert primary_of({"name": "x"}, {"claims": []}) == "h_budget"
+    assert primary_of({"name": "x"}, {"primary": "h_end"}) == "h_end"
+
+
+def test_the_claims_readings_are_the_verdicts_quantities():
+    assert READINGS == tuple(q for q, _ in sv.QUANTITIES)
