@@ -8,6 +8,14 @@ COMMANDS = {
            "resumable: tune, check, confirm, compare, verdicts",
     "add": "put a solver into the stored study: tuned with the same "
            "work, confirmed, compared on the stored instances",
+    "budget": "the protocol as if each tuning had stopped at a share of "
+              "its work: those winners confirmed and compared",
+    "untuned": "the untuned track: every solver at its defaults on the "
+               "stored instances, its verdicts beside the tuned ones",
+    "transfer": "each claim read apart on the variants its winners were "
+                "tuned on and on those no trial saw",
+    "figure_file": "a PNG rewritten with a palette of 256 colours (the "
+                   "study's figures are kept small)",
     "verdicts": "each claim of a claims file decided by paired tests "
                 "over independent instances",
     "table": "a comparison's tables at an epoch budget and at the end",

@@ -32,19 +32,50 @@ def fingerprint(report):
     return hashlib.sha256(report.rstrip("\n").encode()).hexdigest()
 
 
-def save(fig, path, report, dpi):
+def save(fig, path, report, dpi, key=FINGERPRINT, value=None):
     """``fig`` written to the PNG ``path`` at ``dpi`` with a palette and
-    the ``fingerprint`` of ``report``."""
-    from PIL import Image, PngImagePlugin
+    the ``fingerprint`` of ``report`` (or ``value``) under ``key``."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     buffer.seek(0)
+    small_png(buffer, path, {key: value or fingerprint(report)})
+
+
+def small_png(source, path, text=None):
+    """The PNG ``source`` (a path or a file) written to ``path`` with a
+    palette of ``PALETTE`` colours, its text chunks kept and ``text``
+    ({key: value}) added."""
+    from PIL import Image, PngImagePlugin
     info = PngImagePlugin.PngInfo()
-    info.add_text(FINGERPRINT, fingerprint(report))
-    with Image.open(buffer) as image:
+    with Image.open(source) as image:
+        chunks = {**getattr(image, "text", {}), **(text or {})}
         small = image.convert("RGB").quantize(PALETTE)
+    for key, value in chunks.items():
+        info.add_text(key, value)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     small.save(path, optimize=True, pnginfo=info)
+
+
+def main(argv=None):
+    """``python -m study.figure_file PNG ...``: each PNG rewritten with a
+    palette (a figure drawn by another command, such as ``tools.figures``,
+    before it is copied into study/figures/)."""
+    import argparse
+    p = argparse.ArgumentParser(prog="python -m study.figure_file",
+                                description=main.__doc__.split(":")[0])
+    p.add_argument("pngs", nargs="+", metavar="PNG")
+    args = p.parse_args(argv)
+    for name in args.pngs:
+        if not name.endswith(".png") or not Path(name).is_file():
+            p.error(f"{name}: not a PNG file")
+        before = Path(name).stat().st_size
+        small_png(name, name)
+        print(f"{name}: {before} -> {Path(name).stat().st_size} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
 
 
 def stored(path):

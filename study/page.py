@@ -47,9 +47,11 @@ COMMANDS = ("study.verdicts", "study.table",
             "tools.tune.adequacy", "study.holdout",
             "study.confirm", "study.summary", "study.tunings",
             "study.scores", "study.anytime", "study.sensitivity",
-            "study.budget_curve")
+            "study.budget_curve", "study.budget", "study.untuned",
+            "study.transfer")
 # commands a page runs only with this option: without it they run solvers
-ONLY_WITH = {"study.holdout": "--show", "study.confirm": "--show"}
+ONLY_WITH = {"study.holdout": "--show", "study.confirm": "--show",
+             "study.budget": "--show", "study.untuned": "--show"}
 # options a page never runs: they write files
 NEVER_WITH = {"study.summary": ("--figure",),
               "tools.tune.adequacy": ("--figure",),

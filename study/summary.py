@@ -27,6 +27,7 @@ from pathlib import Path
 import yaml
 
 from study import paired, verdicts
+from study import figure_file
 from study.table import load
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -244,8 +245,8 @@ def figure(found, path):
     fig.subplots_adjust(left=0.31, right=0.99, bottom=0.13, top=0.9,
                         wspace=0.08)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, metadata={"Software": None,
-                                         FINGERPRINT: fingerprint(found)})
+    figure_file.save(fig, path, "", dpi=110, key=FINGERPRINT,
+                     value=fingerprint(found))
     plt.close(fig)
 
 

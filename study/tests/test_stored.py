@@ -51,8 +51,13 @@ def test_every_stored_file_reads_and_is_used(path):
         pytest.fail(f"{rel}: a stored file of unknown kind")
     # a file nothing names is not kept; a solver put in by python -m study
     # add keeps its files in data/added/SOLVER, a folder the protocol names
-    added = path.relative_to(ROOT / "study").parts[:2] == ("data", "added")
-    if added:
+    parts = path.relative_to(ROOT / "study").parts
+    added = parts[:2] == ("data", "added")
+    if parts[:2] in (("data", "budget"), ("data", "untuned")):
+        # the runs of python -m study budget / untuned --store, read by
+        # their --show on study/beyond.md
+        assert f"study/data/{parts[1]}/" in mentioned()
+    elif added:
         solver = path.parent.name
         assert solver in study_spec.load().solvers, \
             f"{rel}: {solver} is not among the spec's solvers"
