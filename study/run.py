@@ -9,13 +9,15 @@ For each task, in rounds: tune every solver with the same work
 (``study.holdout``), confirm the winners on other held-out splits
 (``study.confirm``), compare them on the independent instances
 (``benchopt run``, no timeout), read the task's verdicts.  The stopping
-rule is applied here: a task is done when no winner sits on an edge of
-its range that can be widened (``tools.tune.edges``) and its last round
-changed none of the verdicts of the claims that read the task; else the
+rule is applied here, on the confirmation's held-out splits alone: a
+task is done when no winner sits on an edge of its range that can be
+widened (``tools.tune.edges``) and its last round moved no claim that
+reads the task to the other side on the held-out splits (which of ``a``
+and ``b`` has the lower held-out criterion, ``held_out_cells``); else the
 next round adds ``round`` trials' work, the ranges widened where a
-winner sat on an edge (a new storage, continued from the last).  Then the
-verdicts of every task's last round, and what differs from the stored
-ones.
+winner sat on an edge (a new storage, continued from the last).  The
+comparisons' instances are touched once, by the last round's winners;
+then the verdicts of every task, and what differs from the stored ones.
 
 ``--from-stored`` runs the stored winners (each task's ``stored.config``)
 on the comparisons again and reads the verdicts (about 3 h on 2 cores;
@@ -167,12 +169,84 @@ def write_json(path, value):
     write_atomic(ROOT / path, json.dumps(value, indent=1) + "\n")
 
 
+def dataset_names(datasets):
+    """benchopt's names of ``datasets`` (patterns as a spec gives them,
+    ``mnist[variant=fashion,ratio=0.9]``): every parameter, its default
+    where the pattern gives none, in the order of the results'
+    ``dataset_name`` (the names a claim's ``tasks`` reads)."""
+    from benchopt.benchmark import Benchmark
+    out = []
+    for klass, params in Benchmark(str(ROOT)).check_dataset_patterns(
+            list(datasets)):
+        values = {}
+        for k, v in params.items():
+            v = v[0] if isinstance(v, list) else v
+            # a parameter set together ("n, m": (2000, 2000)) is named
+            # one by one
+            names = k.split(", ")
+            values.update(zip(names, v) if len(names) > 1 else [(k, v)])
+        out.append(klass.name + ("[" + ",".join(
+            f"{k}={values[k]}" for k in sorted(values)) + "]"
+            if values else ""))
+    return out
+
+
+def task_datasets(task):
+    """The datasets of ``task``'s comparisons, as benchopt names them."""
+    return dataset_names(dict.fromkeys(
+        c.dataset or task.dataset for c in task.comparisons))
+
+
+def held_out_cells(confirmation, claims):
+    """``{claim: "a" | "b" | "tie"}``: which side of each claim of
+    ``claims`` (the claims file, ``claims_of``) has the lower criterion
+    on the held-out splits of ``confirmation`` (``study.confirm``'s
+    record: each solver's confirmed winner), ``b`` chosen as the claims
+    file says (a rival: the other solver of lowest held-out criterion;
+    the baselines: their median); a claim about a variant no
+    confirmation runs (``SPABA[R=inf]``) has none."""
+    import statistics
+    record = json.loads((ROOT / confirmation).read_text())
+    scores = {s: (r.get("confirmed") or {}).get("held_out")
+              for s, r in record["solvers"].items()}
+    scores = {s: v for s, v in scores.items() if v is not None}
+    cells = {}
+    for claim in claims["claims"]:
+        a, b = claim["a"], claim["b"]
+        if a not in scores:
+            continue
+        if b == "rival":
+            skip = {a, *claim.get("except", [])}
+            others = [s for s in scores if s not in skip]
+            if not others:
+                continue
+            other = min(scores[s] for s in others)
+        elif b == "baselines":
+            have = [scores[s] for s in claims.get("baselines", [])
+                    if s in scores and s != a]
+            if not have:
+                continue
+            other = statistics.median(have)
+        elif b in scores:
+            other = scores[b]
+        else:
+            continue
+        d = scores[a] - other
+        cells[claim["name"]] = "a" if d < 0 else "b" if d > 0 else "tie"
+    return cells
+
+
 def run_task(spec, task, work, jobs, dask_address=None, out=print):
     """Every round of ``task`` until the stopping rule says done (or
-    ``max_rounds``); the last round's ``[(comparison, results)]``."""
+    ``max_rounds``), then its comparisons, once, with the last round's
+    winners; their ``[(comparison, results)]`` and the rounds.  The rule
+    reads the confirmation's held-out splits, never the comparisons'
+    instances (``held_out_cells``)."""
     folder = f"{work}/{task.name}"
     trials, ranges, storage_index = task.trials, dict(task.ranges), 0
     previous, rounds, continue_from = None, [], None
+    claims = claims_of(spec, task_datasets(task))
+    done = False
     for k in range(task.max_rounds):
         storage = f"{folder}/tune_s{storage_index}.db"
         record = f"{folder}/tune_r{k}.json"
@@ -180,12 +254,8 @@ def run_task(spec, task, work, jobs, dask_address=None, out=print):
         steps = round_steps(spec, task, k, trials, ranges, storage,
                             continue_from, jobs, dask_address,
                             trials - (rounds[-1]["trials"] if rounds else 0))
-        results, compare = comparison_steps(
-            spec, task, config, f"{folder}/round_{k}", jobs,
-            parallel_config=dask_config(dask_address, work))
-        execute(steps + compare, out)
-        files = [r for c, r in results if c.verdicts]
-        cells = verdict_cells(files, claims_of(spec, datasets_of(files)))
+        execute(steps, out)
+        cells = held_out_cells(f"{folder}/confirm_r{k}.json", claims)
         rec = read_json(ROOT / record)
         wider, widen = widened_ranges(rec, ranges)
         changed = None if previous is None else sorted(
@@ -193,17 +263,18 @@ def run_task(spec, task, work, jobs, dask_address=None, out=print):
             if cells.get(c) != previous.get(c))
         rounds.append(dict(round=k, trials=trials, ranges=ranges,
                            storage=storage, record=record, config=config,
-                           results=[r for _, r in results],
-                           edges_to_widen=widen, verdicts=cells,
+                           edges_to_widen=widen, held_out=cells,
                            changed=changed))
         write_json(f"{folder}/rounds.json", rounds)
         if changed == [] and not widen:
             out(f"{task.name}: done after round {k} (no edge to widen, no "
-                "verdict changed)")
-            return results, rounds
+                "claim's side changed on the held-out splits)")
+            done = True
+            break
         reason = ("an edge to widen" if widen else
                   "the first round" if changed is None else
-                  f"{len(changed)} verdict(s) changed")
+                  f"{len(changed)} claim(s) changed side on the held-out "
+                  "splits")
         out(f"{task.name}: round {k} not the last ({reason})")
         previous = cells
         trials += task.round
@@ -212,8 +283,16 @@ def run_task(spec, task, work, jobs, dask_address=None, out=print):
             storage_index += 1
         else:
             continue_from = None
-    out(f"{task.name}: not done after {task.max_rounds} rounds "
-        "(max_rounds): its verdicts are read on the last, flagged so")
+    if not done:
+        out(f"{task.name}: not done after {task.max_rounds} rounds "
+            "(max_rounds): its verdicts are read on the last, flagged so")
+    last = rounds[-1]
+    results, compare = comparison_steps(
+        spec, task, last["config"], f"{folder}/round_{last['round']}", jobs,
+        parallel_config=dask_config(dask_address, work))
+    execute(compare, out)
+    last["results"] = [r for _, r in results]
+    write_json(f"{folder}/rounds.json", rounds)
     return results, rounds
 
 

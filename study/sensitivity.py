@@ -90,7 +90,7 @@ BIN_DECADES = 0.25  # envelope bins, decades of log10 theta
 GAP = 2  # empty bins a region crosses (half a decade with no trial)
 LINEAR_BINS = 24  # envelope bins over a linear parameter's space
 WITHIN = 0.05
-DPI = 70
+DPI = 60
 PALETTE = 256  # colours of the PNG
 DIVERGED = "diverged"  # how a diverged trial's ``excluded`` reason starts
 

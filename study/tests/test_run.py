@@ -2,6 +2,7 @@
 checked whole, the plan, the stopping rule's pieces, and a tiny study run
 end to end, resumed, and extended by a solver whose runs pair with the
 stored ones."""
+import json
 import shutil
 import subprocess
 import sys
@@ -235,3 +236,37 @@ def test_an_interrupted_step_does_not_run_on(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         execute([step], out=lambda *_: None)
     assert marker.read_text() == "stopped"
+
+
+def test_a_specs_datasets_are_named_as_their_results_name_them():
+    import pandas as pd
+    spec = study_spec.load()
+    for name in ("Simulated", "digits", "fashion"):
+        task = spec.tasks[name]
+        named = set(run.task_datasets(task))
+        stored = set()
+        for c in task.comparisons:
+            stored |= set(pd.read_parquet(ROOT / c.results, columns=[
+                "dataset_name"])["dataset_name"].unique())
+        assert named == stored, name
+
+
+def test_the_stopping_rule_reads_the_sides_on_the_held_out_splits(
+        tmp_path):
+    def solver(value):
+        return {"confirmed": None if value is None else {"held_out": value}}
+    path = tmp_path / "confirm.json"
+    path.write_text(json.dumps({"solvers": {
+        "A": solver(1.0), "B": solver(2.0), "C": solver(0.5),
+        "D": solver(3.0), "E": solver(None)}}))
+    claims = {"baselines": ["B", "C", "D"], "claims": [
+        dict(name="A ahead of B", a="A", b="B"),
+        dict(name="B ahead of A", a="B", b="A"),
+        dict(name="A best", a="A", b="rival"),
+        dict(name="A best but C", a="A", b="rival", **{"except": ["C"]}),
+        dict(name="A beats baselines", a="A", b="baselines"),
+        dict(name="E ahead", a="E", b="A"),
+        dict(name="clip", a="A", b="A[R=inf]")]}
+    assert run.held_out_cells(str(path), claims) == {
+        "A ahead of B": "a", "B ahead of A": "b", "A best": "b",
+        "A best but C": "a", "A beats baselines": "a"}
