@@ -42,3 +42,23 @@ def test_every_drawn_figure_is_on_a_page():
     text = "".join(open(os.path.join(ROOT, p)).read() for p in PAGES)
     for path in figure_file.DRAWN:
         assert os.path.relpath(path, "study") in text, path
+
+
+def test_the_command_gives_a_png_a_palette_keeping_its_text(tmp_path,
+                                                            capsys):
+    from PIL import Image, PngImagePlugin
+    path = tmp_path / "big.png"
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Study-Fingerprint", "abc")
+    pixels = Image.new("RGB", (64, 64))
+    pixels.putdata([(x * 4 % 256, y * 4 % 256, (x + y) % 256)
+                    for y in range(64) for x in range(64)])
+    pixels.save(path, pnginfo=info)
+    assert figure_file.main([str(path)]) == 0
+    assert "bytes" in capsys.readouterr().out
+    with Image.open(path) as image:
+        assert image.mode == "P"
+        assert image.text["Study-Fingerprint"] == "abc"
+    with pytest.raises(SystemExit):
+        figure_file.main([str(tmp_path / "none.png")])
+    assert "not a PNG file" in capsys.readouterr().err
