@@ -110,11 +110,13 @@ def comparison_steps(spec, task, config, folder, jobs, solvers=(),
                 continue
             run_config = c.config
         out = f"{folder}/{c.name}.parquet"
+        # a config of its own names the dataset it was tuned on, not
+        # the comparison's: the comparison's is given on the command line
+        dataset = c.dataset if own or c.dataset != task.dataset else None
         steps.append(Step(
             task.name, f"comparison {c.name}",
             benchopt_run(run_config, out, c.seed, spec.repetitions, jobs,
-                         c.dataset if c.dataset != task.dataset else None,
-                         parallel_config),
+                         dataset, parallel_config),
             [out], task.cost.get("comparison", 0.0) * n))
         results.append((c, out))
     return results, steps

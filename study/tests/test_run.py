@@ -270,3 +270,19 @@ def test_the_stopping_rule_reads_the_sides_on_the_held_out_splits(
     assert run.held_out_cells(str(path), claims) == {
         "A ahead of B": "a", "B ahead of A": "b", "A best": "b",
         "A best but C": "a", "A beats baselines": "a"}
+
+
+def test_a_comparison_with_its_own_config_runs_on_its_own_dataset():
+    """The C_r = 0.2 winners transferred to C_r = 0.02 run on the
+    comparison's dataset, not on the one their config was tuned on."""
+    spec = study_spec.load()
+    task = spec.tasks["fashion_l2"]
+    found, steps = run.comparison_steps(spec, task, "c.yml", "w", 2)
+    by_name = {c.name: step for (c, _), step in zip(found, steps)}
+    argv = by_name["fashion_l2_p9_transferred"].argv
+    assert argv[argv.index("--config") + 1] == \
+        "study/configs/tuned_fashion_splits_30trials.yml"
+    assert argv[argv.index("-d") + 1] == \
+        "mnist[variant=fashion,ratio=0.9,l2_reg=0.02]"
+    # the task's own winners on its own dataset need no -d
+    assert "-d" not in by_name["fashion_l2_p9"].argv
