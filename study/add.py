@@ -28,13 +28,11 @@ import re
 import sys
 from pathlib import Path
 
-import pandas as pd
-
 from study import spec as study_spec
 from study.run import comparison_steps, stored_record, tuning_seconds, \
     tune_argv, widened_ranges
-from study.steps import ROOT, Step, dask_config, execute, plan_lines, \
-    python
+from study.steps import ROOT, Step, dask_config, execute, guarded, \
+    plan_lines, python
 from tools.tune.record_file import read_json
 from tools.tune.report import write_atomic
 
@@ -149,16 +147,8 @@ def base_name(solver_name):
 def merged(stored, new, solver):
     """The stored results without ``solver``'s earlier runs, with its new
     ones (which must be on the stored instances)."""
-    old = pd.read_parquet(stored)
-    new = pd.read_parquet(new)
-    keys = ["dataset_name", "base_seed", "idx_rep"]
-    have = set(map(tuple, old[keys].drop_duplicates().to_numpy()))
-    runs = set(map(tuple, new[keys].drop_duplicates().to_numpy()))
-    if not runs <= have:
-        raise RuntimeError(f"{new}: runs on instances the stored results "
-                           f"{stored} do not hold: {sorted(runs - have)}")
-    keep = old[old["solver_name"].map(base_name) != solver]
-    return pd.concat([keep, new], ignore_index=True)
+    from study.budget import replaced
+    return replaced(stored, [(new, [solver])])
 
 
 def config_with(config_text, solver, line):
@@ -269,21 +259,16 @@ def main(argv=None):
         print("then: its runs, config lines and records stored, the pages "
               "regenerated (seconds)")
         return 0
-    try:
+
+    def add_everywhere():
         outcomes = []
         for task in tasks:
             record, results = run_task(spec, task, args.solver, work,
                                        args.jobs, args.dask_address)
             outcomes.append((task, record, results))
         store(spec, args.solver, outcomes)
-    except RuntimeError as err:
-        print(err, file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\ninterrupted: run the same command again to resume",
-              file=sys.stderr)
-        return 130
-    return 0
+
+    return guarded(add_everywhere)
 
 
 if __name__ == "__main__":

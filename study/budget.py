@@ -23,7 +23,6 @@ the steps and their estimated cost and runs nothing.
 import argparse
 import copy
 import json
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -33,7 +32,8 @@ from study import budget_curve as curve
 from study import spec as study_spec
 from study.run import comparison_steps
 from study.sensitivity import sources, winner
-from study.steps import ROOT, Step, execute, plan_lines, python
+from study.steps import ROOT, Step, checked_arguments, execute, guarded, \
+    plan_lines, python, study_arguments
 from tools.tune.record_file import read_json
 from tools.tune.report import write_atomic
 
@@ -155,7 +155,8 @@ def replaced(stored, new):
         runs = set(map(tuple, df[keys].drop_duplicates().to_numpy()))
         if not runs <= have:
             raise RuntimeError(f"{path}: runs on instances the stored "
-                               f"results {stored} do not hold")
+                               f"results {stored} do not hold: "
+                               f"{sorted(runs - have)}")
         frames.append(df)
         drop |= set(names)
     keep = old[~old["solver_name"].map(base_name).isin(drop)]
@@ -169,12 +170,16 @@ def store(share, comparisons, out=print):
     folder.mkdir(parents=True, exist_ok=True)
     for comparison, new in comparisons:
         frames = [pd.read_parquet(p) for p, _ in new]
-        df = pd.concat(frames, ignore_index=True)
-        df = df[kept(df)]
-        path = folder / f"{comparison.name}.parquet"
-        df.to_parquet(path, compression="zstd", index=False)
-        out(f"{path.relative_to(ROOT)}: {len(df)} rows of "
-            f"{df['solver_name'].nunique()} solvers")
+        write_kept(pd.concat(frames, ignore_index=True),
+                   folder / f"{comparison.name}.parquet", out)
+
+
+def write_kept(df, path, out=print):
+    """The ``kept`` columns of the runs ``df`` written to ``path``."""
+    df = df[kept(df)]
+    df.to_parquet(path, compression="zstd", index=False)
+    out(f"{path.relative_to(ROOT)}: {len(df)} rows of "
+        f"{df['solver_name'].nunique()} solvers")
 
 
 def results(share, spec_path=study_spec.SPEC):
@@ -301,13 +306,7 @@ def main(argv=None):
                    help="print each claim's verdict at every stored share "
                         "and at the full budget, running nothing")
     p.add_argument("--spec", default=str(study_spec.SPEC))
-    p.add_argument("--task", action="append", default=[],
-                   help="this task only (repeatable)")
-    p.add_argument("--plan", action="store_true",
-                   help="print the steps and their estimated cost only")
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--work", help="folder of the run's files (default: "
-                                  "the spec's work)")
+    study_arguments(p, "the run's files")
     p.add_argument("--store", action="store_true",
                    help="write the new runs to study/data/budget/")
     args = p.parse_args(argv)
@@ -316,38 +315,19 @@ def main(argv=None):
         return 0
     if args.share is None:
         p.error("give the SHARE of the work to run at (or --show)")
-    try:
-        spec = study_spec.load(args.spec)
-    except study_spec.SpecError as err:
-        p.error(str(err))
-    if args.jobs < 1:
-        p.error(f"--jobs must be an integer >= 1, got {args.jobs}")
-    unknown = [t for t in args.task if t not in spec.tasks]
-    if unknown:
-        p.error(f"--task: unknown {unknown}; the spec's tasks are "
-                f"{', '.join(spec.tasks)}")
-    work = args.work or spec.work
-    if Path(work).resolve() == (ROOT / "study" / "data").resolve():
-        p.error("--work: study/data holds the stored study; give another "
-                "folder")
+    spec, tasks, work = checked_arguments(p, args)
     steps, comparisons = [], []
-    for name in args.task or spec.tasks:
-        more, runs = task_steps(spec, spec.tasks[name], args.share, work,
-                                args.jobs, write=not args.plan)
+    for task in tasks:
+        more, runs = task_steps(spec, task, args.share, work, args.jobs,
+                                write=not args.plan)
         steps += more
         comparisons += runs
     if args.plan:
         print("\n".join(plan_lines(steps)))
         return 0
-    try:
-        execute(steps)
-    except RuntimeError as err:
-        print(err, file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\ninterrupted: run the same command again to resume",
-              file=sys.stderr)
-        return 130
+    code = guarded(lambda: execute(steps))
+    if code:
+        return code
     merged = [(c, [(ROOT / p, names) for p, names in new])
               for c, new in comparisons]
     for comparison, new in merged:

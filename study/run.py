@@ -36,8 +36,8 @@ from pathlib import Path
 import yaml
 
 from study import spec as study_spec
-from study.steps import ROOT, Step, benchopt_run, dask_config, execute, \
-    plan_lines, python
+from study.steps import ROOT, Step, benchopt_run, checked_arguments, \
+    dask_config, execute, plan_lines, python
 from tools.tune.edges import widenable
 from tools.tune.record_file import read_json
 
@@ -359,21 +359,7 @@ def main(argv=None):
     p.add_argument("--work", help="folder of the run's files (default: "
                                   "the spec's work)")
     args = p.parse_args(argv)
-    try:
-        spec = study_spec.load(args.spec)
-    except study_spec.SpecError as err:
-        p.error(str(err))
-    if args.jobs < 1:
-        p.error(f"--jobs must be an integer >= 1, got {args.jobs}")
-    unknown = [t for t in args.task if t not in spec.tasks]
-    if unknown:
-        p.error(f"--task: unknown {unknown}; the spec's tasks are "
-                f"{', '.join(spec.tasks)}")
-    tasks = [spec.tasks[t] for t in (args.task or spec.tasks)]
-    work = args.work or spec.work
-    if Path(work).resolve() == (ROOT / "study" / "data").resolve():
-        p.error("--work: study/data holds the stored study; give another "
-                "folder")
+    spec, tasks, work = checked_arguments(p, args)
     try:
         if args.from_stored:
             results, steps = stored_steps(spec, tasks, work, args.jobs,

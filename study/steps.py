@@ -133,3 +133,52 @@ def execute(steps, out=print):
         left = max(0.0, left - step.estimate)
         out(f"    done in {clock_text(time.monotonic() - t0)} "
             f"({clock_text(time.monotonic() - start)} since the start)")
+
+
+def study_arguments(parser, what):
+    """The options every study command that runs steps takes: ``--task``,
+    ``--plan``, ``--jobs``, ``--work`` (``what``: the files under it)."""
+    parser.add_argument("--task", action="append", default=[],
+                        help="this task only (repeatable)")
+    parser.add_argument("--plan", action="store_true",
+                        help="print the steps and their estimated cost only")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--work", help=f"folder of {what} (default: the "
+                                       "spec's work)")
+
+
+def checked_arguments(parser, args):
+    """``(spec, tasks, work)`` of a study command's ``--spec`` (or
+    ``spec``), ``--task``, ``--jobs`` and ``--work``, each checked: a bad
+    one stops the command through ``parser.error``, naming it."""
+    from study import spec as study_spec
+    try:
+        spec = study_spec.load(args.spec)
+    except study_spec.SpecError as err:
+        parser.error(str(err))
+    if args.jobs < 1:
+        parser.error(f"--jobs must be an integer >= 1, got {args.jobs}")
+    unknown = [t for t in args.task if t not in spec.tasks]
+    if unknown:
+        parser.error(f"--task: unknown {unknown}; the spec's tasks are "
+                     f"{', '.join(spec.tasks)}")
+    work = args.work or spec.work
+    if Path(work).resolve() == (ROOT / "study" / "data").resolve():
+        parser.error("--work: study/data holds the stored study; give "
+                     "another folder")
+    return spec, [spec.tasks[t] for t in (args.task or spec.tasks)], work
+
+
+def guarded(action):
+    """The exit code of ``action()``: 0, 1 when a step failed (its
+    message printed), 130 when interrupted (how to resume printed)."""
+    try:
+        action()
+    except RuntimeError as err:
+        print(err, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted: run the same command again to resume",
+              file=sys.stderr)
+        return 130
+    return 0

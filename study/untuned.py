@@ -20,15 +20,14 @@ defaults, and how many runs diverged per solver.
 """
 import argparse
 import re
-import sys
-from pathlib import Path
 
 import pandas as pd
 
 from study import budget
 from study import spec as study_spec
 from study.run import comparison_steps
-from study.steps import ROOT, execute, plan_lines
+from study.steps import ROOT, checked_arguments, execute, guarded, \
+    plan_lines, study_arguments
 from tools.tune.report import write_atomic
 
 STORE = ROOT / "study" / "data" / "untuned"
@@ -115,13 +114,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m study untuned",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--spec", default=str(study_spec.SPEC))
-    p.add_argument("--task", action="append", default=[],
-                   help="this task only (repeatable)")
-    p.add_argument("--plan", action="store_true",
-                   help="print the steps and their estimated cost only")
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--work", help="folder of the run's files (default: "
-                                  "the spec's work)")
+    study_arguments(p, "the run's files")
     p.add_argument("--store", action="store_true",
                    help="write the runs to study/data/untuned/")
     p.add_argument("--show", action="store_true",
@@ -131,47 +124,23 @@ def main(argv=None):
     if args.show:
         print(show())
         return 0
-    try:
-        spec = study_spec.load(args.spec)
-    except study_spec.SpecError as err:
-        p.error(str(err))
-    if args.jobs < 1:
-        p.error(f"--jobs must be an integer >= 1, got {args.jobs}")
-    unknown = [t for t in args.task if t not in spec.tasks]
-    if unknown:
-        p.error(f"--task: unknown {unknown}; the spec's tasks are "
-                f"{', '.join(spec.tasks)}")
-    work = args.work or spec.work
-    if Path(work).resolve() == (ROOT / "study" / "data").resolve():
-        p.error("--work: study/data holds the stored study; give another "
-                "folder")
+    spec, tasks, work = checked_arguments(p, args)
     steps, found = [], []
-    for name in args.task or spec.tasks:
-        more, runs = task_steps(spec, spec.tasks[name], work, args.jobs,
+    for task in tasks:
+        more, runs = task_steps(spec, task, work, args.jobs,
                                 write=not args.plan)
         steps += more
         found += runs
     if args.plan:
         print("\n".join(plan_lines(steps)))
         return 0
-    try:
-        execute(steps)
-    except RuntimeError as err:
-        print(err, file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\ninterrupted: run the same command again to resume",
-              file=sys.stderr)
-        return 130
-    if args.store:
-        STORE.mkdir(parents=True, exist_ok=True)
-        for comparison, path in found:
-            df = pd.read_parquet(ROOT / path)
-            out = STORE / f"{comparison.name}.parquet"
-            df = df[budget.kept(df)]
-            df.to_parquet(out, compression="zstd", index=False)
-            print(f"{out.relative_to(ROOT)}: {len(df)} rows of "
-                  f"{df['solver_name'].nunique()} solvers")
+    code = guarded(lambda: execute(steps))
+    if code or not args.store:
+        return code
+    STORE.mkdir(parents=True, exist_ok=True)
+    for comparison, path in found:
+        budget.write_kept(pd.read_parquet(ROOT / path),
+                          STORE / f"{comparison.name}.parquet")
     return 0
 
 
